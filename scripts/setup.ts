@@ -8,8 +8,10 @@ import { resolveTemporalBinaries, ToolsUnavailableError } from './temporal-binar
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
+const EMOJI_FONT = '/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf';
+
 function ensureChromium(): void {
-  if (existsSync(CHROMIUM_PATH)) return;
+  if (existsSync(CHROMIUM_PATH) && (process.env.CHROMIUM_PATH || existsSync(EMOJI_FONT))) return;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (process.platform !== 'linux' || !existsSync('/usr/bin/apt-get') || !isRoot) {
     console.error(`amsflow setup: ${CHROMIUM_PATH} missing; install Debian's chromium for the browser test`);
@@ -20,7 +22,15 @@ function ensureChromium(): void {
   execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
   execFileSync(
     'apt-get',
-    ['install', '-y', '-qq', '--no-install-recommends', 'chromium', 'fonts-dejavu-core'],
+    [
+      'install',
+      '-y',
+      '-qq',
+      '--no-install-recommends',
+      'chromium',
+      'fonts-dejavu-core',
+      'fonts-noto-color-emoji',
+    ],
     {
       stdio: 'inherit',
       env,

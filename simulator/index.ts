@@ -1,0 +1,32 @@
+/**
+ * The Agent Messaging Service simulator: a faithful stand-in for the service (spec sections
+ * 1-9), with a control API for tests and a web chat for the human side.
+ */
+
+// Starting a simulator
+export { startSimulator, type RunningSimulator } from './server';
+export type {
+  SimulatorOptions,
+  SimulatorAgentConfig,
+  SimulatorLimits,
+  SimulatorReceiptOptions,
+  SimulatorLongPollOptions,
+} from './options';
+export { DEFAULT_AGENT, DEFAULT_LIMITS } from './options';
+export type { ClockOptions } from './clock';
+
+// Driving it from tests
+export {
+  SimulatorControl,
+  SimulatorControlError,
+  type HumanMessage,
+  type Conversation,
+  type ConversationEntry,
+  type Transcript,
+  type TranscriptSent,
+  type LogEntry,
+  type FaultRequest,
+  type PendingFaultInfo,
+} from './control-client';
+export type { Endpoint, Fault, FaultKind, ReceiptStatus } from './wire';
+export { ENDPOINTS, MESSAGING_PRODUCT, OBJECT } from './wire';

@@ -1,0 +1,96 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { AgentApi, BASE_PATH } from './agent-api';
+import { SimClock } from './clock';
+import { CONTROL_PATH, ControlApi } from './control-api';
+import { SimulatorControl } from './control-client';
+import { ApiError, ErrorCode } from './errors';
+import { sendError, toApiError } from './http-util';
+import { resolveOptions, type SimulatorOptions } from './options';
+import { Platform } from './platform';
+import { serveStatic } from './static-files';
+
+export interface RunningSimulator {
+  /** Base url ending in /agent/v1, e.g. http://127.0.0.1:PORT/agent/v1. */
+  url: string;
+  /** The first agent's token. */
+  token: string;
+  /** Web chat url, e.g. http://127.0.0.1:PORT/. */
+  chat: string;
+  /** http://127.0.0.1:PORT */
+  origin: string;
+  /** Typed client of the control API. */
+  control: SimulatorControl;
+  /** Stops listening, ends open polls and event streams, cancels timers. */
+  close(): Promise<void>;
+}
+
+const under = (pathname: string, prefix: string): boolean =>
+  pathname === prefix || pathname.startsWith(`${prefix}/`);
+
+/** Starts the simulator on `host:port` (default 127.0.0.1, a free port). */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
+  const resolved = resolveOptions(options);
+  const clock = new SimClock(resolved.clock);
+  const platform = new Platform(resolved, clock);
+  const agentApi = new AgentApi(platform);
+  const controlApi = new ControlApi(platform);
+
+  const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://simulator.invalid');
+    if (under(url.pathname, BASE_PATH)) return agentApi.handle(req, res, url);
+    if (under(url.pathname, CONTROL_PATH)) return controlApi.handle(req, res, url);
+    req.resume();
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      throw new ApiError(405, ErrorCode.methodNotAllowed, `method ${req.method} not allowed here`, {
+        allow: 'GET',
+      });
+    }
+    return serveStatic(resolved.webDir, url.pathname, res, req.method === 'HEAD');
+  };
+
+  const server = createServer((req, res) => {
+    route(req, res).catch((err: unknown) => {
+      // A handler bug must never take the simulator down; answer what we can.
+      req.resume();
+      sendError(res, toApiError(err));
+    });
+  });
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(resolved.port, resolved.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = ['0.0.0.0', '::', ''].includes(resolved.host)
+    ? '127.0.0.1'
+    : resolved.host.includes(':')
+      ? `[${resolved.host}]`
+      : resolved.host;
+  const origin = `http://${host}:${port}`;
+  let closed: Promise<void> | undefined;
+
+  return {
+    url: `${origin}${BASE_PATH}`,
+    token: resolved.agents[0].token,
+    chat: `${origin}/`,
+    origin,
+    control: new SimulatorControl(origin),
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        platform.close();
+        controlApi.close();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closed;
+    },
+  };
+}

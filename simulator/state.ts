@@ -1,0 +1,140 @@
+import { EventEmitter } from 'node:events';
+import type { CancelTimer } from './clock';
+import type { ResolvedOptions } from './options';
+import {
+  ENDPOINTS,
+  type Endpoint,
+  type Fault,
+  type InboundMessage,
+  type ReceiptStatus,
+  type StatusItem,
+} from './wire';
+
+/** One numbered entry of an agent's update sequence: messages and receipts share it. */
+export type SeqEntry =
+  | { seq: number; at: number; kind: 'message'; message: InboundMessage }
+  | { seq: number; at: number; kind: 'status'; status: StatusItem };
+
+/** A send the platform accepted. */
+export interface SentRecord {
+  id: string;
+  to: string;
+  type: string;
+  /** The accepted request body, as sent. */
+  body: Record<string, unknown>;
+  /** Simulated epoch ms. */
+  acceptedAt: number;
+  /** Real epoch ms. */
+  realAt: number;
+  receipts: ReceiptStatus[];
+  /** Sequence number of its 'sent' receipt; orders it in the conversation. */
+  seq: number;
+  quoted?: { id: string; from?: string };
+  /** Media referenced by the send, as it was when accepted (for the web chat). */
+  media?: { mime_type: string; sha256: string; filename?: string };
+}
+
+/** A message the human sent to the agent. */
+export interface InboundRecord {
+  id: string;
+  type: string;
+  markedRead: boolean;
+  offset: number;
+  message: InboundMessage;
+}
+
+export interface MediaRecord {
+  id: string;
+  bytes: Buffer;
+  mimeType: string;
+  sha256: string;
+  filename?: string;
+  origin: 'agent' | 'human';
+  createdAt: number;
+  /** Simulated epoch ms after which the id is unknown. */
+  expiresAt: number;
+}
+
+export interface LogRecord {
+  /** Real epoch ms. */
+  at: number;
+  endpoint: Endpoint | null;
+  method: string;
+  path: string;
+  /** HTTP status; 0 when the connection was dropped without an answer. */
+  status: number;
+  code?: number;
+}
+
+export interface PendingFault {
+  id: string;
+  agent: string;
+  endpoint: Endpoint;
+  remaining: number;
+  fault: Fault;
+}
+
+export type PollOutcome =
+  { kind: 'entries'; entries: SeqEntry[] } | { kind: 'timeout' } | { kind: 'replaced' } | { kind: 'aborted' };
+
+export interface PendingPoll {
+  offset: number;
+  limit: number;
+  finish(outcome: PollOutcome): void;
+}
+
+const zeroCounts = (): Record<Endpoint, number> =>
+  Object.fromEntries(ENDPOINTS.map((e) => [e, 0])) as Record<Endpoint, number>;
+
+/** Everything the simulator keeps for one agent. Plain data; the rules live in `Platform`. */
+export class AgentState {
+  readonly participant: string;
+  /** Sequence numbers survive `reset`, so a client holding an offset never goes backwards. */
+  nextSeq = 1;
+  entries: SeqEntry[] = [];
+  sent: SentRecord[] = [];
+  readonly sentById = new Map<string, SentRecord>();
+  inbound: InboundRecord[] = [];
+  readonly inboundById = new Map<string, InboundRecord>();
+  readonly media = new Map<string, MediaRecord>();
+  log: LogRecord[] = [];
+  faults: PendingFault[] = [];
+  requests = zeroCounts();
+  status429 = zeroCounts();
+  accepted = 0;
+  /** Sends that arrived while another send to the same recipient was still being answered. */
+  overlappingSends = 0;
+  inflightSends = 0;
+  typingUntil: number | null = null;
+  poll: PendingPoll | null = null;
+  readonly timers = new Set<CancelTimer>();
+  readonly events = new EventEmitter();
+
+  constructor(readonly config: ResolvedOptions['agents'][number]) {
+    this.participant = `agent:${config.id}`;
+    this.events.setMaxListeners(0);
+  }
+
+  /** Drops everything but the sequence counter. */
+  clear(): void {
+    for (const cancel of this.timers) cancel();
+    this.timers.clear();
+    this.entries = [];
+    this.sent = [];
+    this.sentById.clear();
+    this.inbound = [];
+    this.inboundById.clear();
+    this.media.clear();
+    this.log = [];
+    this.faults = [];
+    this.requests = zeroCounts();
+    this.status429 = zeroCounts();
+    this.accepted = 0;
+    this.overlappingSends = 0;
+    this.typingUntil = null;
+  }
+
+  changed(): void {
+    this.events.emit('change');
+  }
+}
