@@ -1,6 +1,41 @@
 /**
  * amsflow: a durable automation engine for agents on the Agent Messaging Service.
- * The public API, grouped by audience, is re-exported here.
+ * The public API, grouped by audience. Workflow code imports `amsflow/workflows` instead.
  */
+
+// The service client (usable on its own, without Temporal)
+export * from './messaging';
+
+// Applications and operators: start agents, send out of band, read state
+export { ensureAgent, sendThroughOutbox, getAgentState } from './client/agents';
+export type { EnsureAgentOptions, OutOfBandSendOptions } from './client/agents';
+export type {
+  AgentStateView,
+  AgentTuning,
+  AgentWorkflowInput,
+  HandlerInput,
+  OutboundMessage,
+  Receipt,
+  SendFailureType,
+  SendOutcome,
+  SendRequest as OutboxRequest,
+} from './workflows/types';
+export { agentWorkflowId, handlerWorkflowId } from './workflows/ids';
+export { textMessage, mediaMessage } from './workflows/builders';
+
+// Running workers
+export { runAmsflow, queueCeiling, type RunningAmsflow } from './worker/run';
+export { loadConfig, ConfigError, type WorkerConfig, type AgentConfig } from './worker/config';
 export { startDevServer, freePort } from './worker/dev-server';
 export type { DevServerOptions, RunningDevServer } from './worker/dev-server';
+export { createActivities, ActivityFailureTypes, type Activities, type ClientRegistry } from './activities';
+
+// The local simulator of the service
+export {
+  startSimulator,
+  SimulatorControl,
+  SimulatorControlError,
+  type RunningSimulator,
+  type SimulatorOptions,
+  type SimulatorAgentConfig,
+} from './simulator';

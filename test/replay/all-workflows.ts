@@ -1,2 +1,3 @@
 // Every workflow type that has recorded histories, for the replay bundle.
 export * from '../smoke/workflows';
+export * from '../engine/workflows';

@@ -1,24 +1,28 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from '@temporalio/worker';
-import { historiesDir } from '../support/histories';
+import { historiesDir, recordedWorkflowIds, workflowIdsFile } from '../support/histories';
 import { bundle } from '../support/temporal';
 
 /**
  * Every history under test/histories/ was recorded from a real run (AMSFLOW_RECORD_HISTORIES=1).
  * Replaying them against today's workflow code catches non-deterministic changes.
  */
-const files = readdirSync(historiesDir).filter((f) => f.endsWith('.json'));
+const files = readdirSync(historiesDir).filter(
+  (f) => f.endsWith('.json') && join(historiesDir, f) !== workflowIdsFile,
+);
+const workflowIds = recordedWorkflowIds();
 
 describe('replay of recorded histories', () => {
-  it('has recorded histories to replay', () => {
+  it('has recorded histories to replay, each with its workflow id', () => {
     expect(files.length).toBeGreaterThan(0);
+    expect(files.filter((f) => !workflowIds[f.replace(/\.json$/, '')])).toEqual([]);
   });
 
   it('replays every recorded history without a determinism error', async () => {
     const workflowBundle = await bundle(require.resolve('../replay/all-workflows'));
     const histories = files.map((file) => ({
-      workflowId: file.replace(/\.json$/, ''),
+      workflowId: workflowIds[file.replace(/\.json$/, '')],
       history: JSON.parse(readFileSync(join(historiesDir, file), 'utf8')),
     }));
     const results: { workflowId: string; error?: unknown }[] = [];

@@ -1,4 +1,4 @@
-import { proxyActivities, sleep } from '@temporalio/workflow';
+import { ApplicationFailure, proxyActivities, sleep } from '@temporalio/workflow';
 import type { createSmokeActivities } from './activities';
 
 const { greet } = proxyActivities<ReturnType<typeof createSmokeActivities>>({
@@ -15,4 +15,9 @@ export async function smokeLongSleep(): Promise<number> {
   const start = Date.now();
   await sleep('30 days');
   return Date.now() - start;
+}
+
+/** Fails with a typed, non-retryable failure (its history replays as a failure). */
+export async function smokeFailure(): Promise<void> {
+  throw ApplicationFailure.create({ type: 'SmokeFailure', message: 'on purpose', nonRetryable: true });
 }

@@ -1,0 +1,235 @@
+/**
+ * amsflow's activities: thin wrappers over `messaging/` that turn outcomes into Temporal failures
+ * with stable type names. Built by a factory over a registry of clients keyed by agent key, so
+ * the token never enters workflow arguments or history.
+ */
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import {
+  AmbiguousSendError,
+  ApiError,
+  AuthError,
+  NotAcceptedError,
+  PollReplacedError,
+  RateLimitError,
+  RequestAbortedError,
+  TransportError,
+  ValidationError,
+} from '../messaging/errors';
+import type { MessagingClient } from '../messaging/client';
+import { flattenPage } from '../messaging/page';
+import {
+  ActivityFailureTypes as F,
+  type PollInput,
+  type PollOutput,
+  type SendFailureDetails,
+  type SendInput,
+  type SendOutput,
+  type StatusInput,
+  type StatusOutput,
+} from './types';
+
+export * from './types';
+
+/** Clients by agent key. The engine's clients pace nothing and retry nothing: the workflow decides. */
+export type ClientRegistry = ReadonlyMap<string, MessagingClient>;
+
+/** How often a waiting activity tells Temporal it is alive (the SDK throttles to 80% of the heartbeat timeout). */
+const HEARTBEAT_EVERY_MS = 1000;
+
+async function withHeartbeats<T>(work: Promise<T>): Promise<T> {
+  const ctx = Context.current();
+  ctx.heartbeat();
+  const timer = setInterval(() => ctx.heartbeat(), HEARTBEAT_EVERY_MS);
+  try {
+    return await work;
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+function failure(
+  type: string,
+  message: string,
+  nonRetryable: boolean,
+  details?: unknown,
+): ApplicationFailure {
+  return ApplicationFailure.create({
+    type,
+    message,
+    nonRetryable,
+    details: details === undefined ? [] : [details],
+  });
+}
+
+/** Maps a non-send failure: rate limits retry after the service's hint; bad tokens stop. */
+function requestFailure(err: unknown): unknown {
+  if (err instanceof RateLimitError) {
+    return ApplicationFailure.create({
+      type: F.rateLimited,
+      message: err.message,
+      nextRetryDelay: err.retryAfterMs ?? 5000,
+    });
+  }
+  if (err instanceof AuthError) return failure(F.unauthorized, err.message, true);
+  if (err instanceof ValidationError) return failure(F.invalidRequest, err.message, true);
+  if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 409) {
+    return failure(F.invalidRequest, err.message, true, { status: err.status, errorCode: err.errorCode });
+  }
+  return err;
+}
+
+/** Classifies one send attempt's failure. Only 429/503 and refused connections mean "not sent". */
+function sendFailure(err: unknown, startedAt: number): ApplicationFailure {
+  const message = err instanceof Error ? err.message : String(err);
+  const details: SendFailureDetails = { startedAt };
+  if (err instanceof RateLimitError) {
+    return failure(F.sendRejected, message, true, {
+      ...details,
+      status: 429,
+      retryAfterMs: err.retryAfterMs,
+    });
+  }
+  if (err instanceof NotAcceptedError)
+    return failure(F.sendRejected, message, true, { ...details, status: 503 });
+  if (err instanceof TransportError && err.reason === 'connect') {
+    return failure(F.sendRejected, message, true, { ...details, status: 0, reason: 'connect' });
+  }
+  if (err instanceof AuthError || (err instanceof ApiError && err.status === 403)) {
+    return failure(F.sendUnauthorized, message, true, { ...details, status: err.status });
+  }
+  if (err instanceof ValidationError) return failure(F.sendInvalid, message, true, details);
+  if (err instanceof ApiError && err.status >= 400 && err.status < 500) {
+    return failure(F.sendInvalid, message, true, { ...details, status: err.status });
+  }
+  if (err instanceof AmbiguousSendError) {
+    return failure(F.sendAmbiguous, message, true, { ...details, status: err.status, reason: err.reason });
+  }
+  if (err instanceof RequestAbortedError && !err.mayHaveBeenSent) {
+    return failure(F.sendRejected, message, true, { ...details, reason: 'aborted before sending' });
+  }
+  return failure(F.sendAmbiguous, message, true, { ...details, reason: 'unexpected' });
+}
+
+export function createActivities(registry: ClientRegistry) {
+  const clientFor = (agentKey: string): MessagingClient => {
+    const client = registry.get(agentKey);
+    if (!client) {
+      throw failure(F.unknownAgent, `No client is configured on this worker for agent "${agentKey}"`, true);
+    }
+    return client;
+  };
+
+  return {
+    /** One long poll. Heartbeats while waiting; cancelling it aborts the request (no state changes). */
+    async pollUpdates(input: PollInput): Promise<PollOutput> {
+      const client = clientFor(input.agentKey);
+      const ctx = Context.current();
+      const startedAt = Date.now();
+      try {
+        const page = await withHeartbeats(
+          client.getUpdates(
+            { offset: input.offset, limit: input.limit, timeout: input.timeoutSeconds },
+            { signal: ctx.cancellationSignal },
+          ),
+        );
+        if (!page) return { status: 'empty', startedAt };
+        const flat = flattenPage(page);
+        return {
+          status: 'page',
+          nextOffset: flat.nextOffset,
+          messages: flat.messages,
+          statuses: flat.statuses,
+          contacts: flat.contacts,
+          startedAt,
+        };
+      } catch (err) {
+        if (err instanceof PollReplacedError) return { status: 'replaced', startedAt };
+        throw requestFailure(err);
+      }
+    },
+
+    /**
+     * Exactly one send attempt (the workflow schedules it with `maximumAttempts: 1`). The request
+     * is not aborted on cancellation or worker shutdown: an aborted send is an ambiguous send.
+     */
+    async sendMessage(input: SendInput): Promise<SendOutput> {
+      const client = clientFor(input.agentKey);
+      const startedAt = Date.now();
+      try {
+        const result = await withHeartbeats(client.send({ ...input.message, to: input.to }));
+        return { messageId: result.messageId, recipient: result.recipient, startedAt };
+      } catch (err) {
+        throw sendFailure(err, startedAt);
+      }
+    },
+
+    async markRead(input: StatusInput): Promise<StatusOutput> {
+      const startedAt = Date.now();
+      try {
+        await clientFor(input.agentKey).markRead(input.messageId);
+        return { startedAt };
+      } catch (err) {
+        throw requestFailure(err);
+      }
+    },
+
+    async sendTyping(input: StatusInput): Promise<StatusOutput> {
+      const startedAt = Date.now();
+      try {
+        await clientFor(input.agentKey).sendTyping(input.messageId);
+        return { startedAt };
+      } catch (err) {
+        throw requestFailure(err);
+      }
+    },
+
+    /** Uploads media given as base64 (keep it small: it is stored in history). */
+    async uploadMedia(input: {
+      agentKey: string;
+      dataBase64: string;
+      mimeType: string;
+      filename?: string;
+    }): Promise<{ id: string }> {
+      try {
+        const id = await clientFor(input.agentKey).uploadMedia(Buffer.from(input.dataBase64, 'base64'), {
+          mimeType: input.mimeType,
+          filename: input.filename,
+        });
+        return { id };
+      } catch (err) {
+        throw requestFailure(err);
+      }
+    },
+
+    async getMedia(input: { agentKey: string; mediaId: string }): Promise<Record<string, unknown>> {
+      try {
+        return { ...(await clientFor(input.agentKey).getMedia(input.mediaId)) };
+      } catch (err) {
+        throw requestFailure(err);
+      }
+    },
+
+    async deleteMedia(input: { agentKey: string; mediaId: string }): Promise<{ success: boolean }> {
+      try {
+        return { success: await clientFor(input.agentKey).deleteMedia(input.mediaId) };
+      } catch (err) {
+        throw requestFailure(err);
+      }
+    },
+
+    /** Downloads received media as base64 (checked against its sha256 when known). */
+    async downloadMedia(input: {
+      agentKey: string;
+      mediaId: string;
+    }): Promise<{ dataBase64: string; mimeType?: string }> {
+      try {
+        const media = await clientFor(input.agentKey).downloadMedia(input.mediaId);
+        return { dataBase64: Buffer.from(media.data).toString('base64'), mimeType: media.mimeType };
+      } catch (err) {
+        throw requestFailure(err);
+      }
+    },
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

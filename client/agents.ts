@@ -1,0 +1,85 @@
+/**
+ * What an application or an operator uses from outside the workers: make sure an agent's
+ * workflow runs, send through its outbox out of band, read its state.
+ */
+import { randomUUID } from 'node:crypto';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { resolveLimits, type Limits } from '../messaging/limits';
+import { agentWorkflow } from '../workflows/agent-workflow';
+import { agentWorkflowId } from '../workflows/ids';
+import { sendUpdate, stateQuery } from '../workflows/messages';
+import type { AgentStateView, AgentTuning, OutboundMessage, SendOutcome } from '../workflows/types';
+
+export interface EnsureAgentOptions {
+  agentKey: string;
+  /** Task queue of the agent workflow and its handlers (the worker's `AMSFLOW_TASK_QUEUE`). */
+  taskQueue: string;
+  /** Per-endpoint limits; defaults are the spec's (section 8). */
+  limits?: Partial<Limits>;
+  tuning?: AgentTuning;
+  /** Workflow type started for each unrouted message. Default `onMessage`. */
+  handlerWorkflowType?: string;
+  recipient?: string;
+}
+
+/**
+ * Starts the agent's workflow unless it already runs (workflow id `agent:<agentKey>`; Temporal's
+ * id uniqueness gives one poll loop per agent across the fleet). Returns its run id.
+ */
+export async function ensureAgent(client: Client, options: EnsureAgentOptions): Promise<string> {
+  const handle = await client.workflow.start(agentWorkflow, {
+    workflowId: agentWorkflowId(options.agentKey),
+    taskQueue: options.taskQueue,
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    args: [
+      {
+        agentKey: options.agentKey,
+        limits: resolveLimits(options.limits),
+        tuning: options.tuning,
+        handlerWorkflowType: options.handlerWorkflowType,
+        recipient: options.recipient,
+      },
+    ],
+  });
+  return handle.firstExecutionRunId;
+}
+
+export interface OutOfBandSendOptions {
+  /** Idempotency key: the outbox takes a request id once. Default: a new UUID. */
+  requestId?: string;
+  /** Re-send after an ambiguous outcome; the human may get a duplicate. Default false. */
+  retryAmbiguous?: boolean;
+  /** Settle an ambiguous outcome from the service's receipts (see `workflows/README.md`). Default false. */
+  reconcileAmbiguous?: boolean;
+}
+
+/** Sends `message` through the agent's outbox and waits for the outcome (message id or typed failure). */
+export async function sendThroughOutbox(
+  client: Client,
+  agentKey: string,
+  message: OutboundMessage,
+  options: OutOfBandSendOptions = {},
+): Promise<SendOutcome> {
+  const requestId = options.requestId ?? `oob/${randomUUID()}`;
+  return client.workflow.getHandle(agentWorkflowId(agentKey)).executeUpdate(sendUpdate, {
+    args: [
+      {
+        requestId,
+        message,
+        retryAmbiguous: options.retryAmbiguous,
+        reconcileAmbiguous: options.reconcileAmbiguous,
+      },
+    ],
+    updateId: requestId,
+  });
+}
+
+/** The agent's state as JSON (offset, queue length, waiters, last error...), or undefined if it does not run. */
+export async function getAgentState(client: Client, agentKey: string): Promise<AgentStateView | undefined> {
+  try {
+    return await client.workflow.getHandle(agentWorkflowId(agentKey)).query(stateQuery);
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return undefined;
+    throw err;
+  }
+}

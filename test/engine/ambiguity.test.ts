@@ -1,0 +1,116 @@
+import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
+import { waitFor } from '../support/temporal';
+import { recordHistory } from '../support/histories';
+import { engineSuite, type Engine } from './support';
+
+const { PendingActivityState } = temporal.api.enums.v1;
+
+/** The failure type a handler workflow failed with. */
+async function failureTypeOf(engine: Engine, messageId: string): Promise<string | undefined> {
+  const handle = engine.client.workflow.getHandle(engine.handlerWorkflowId(messageId));
+  await waitFor('the handler workflow to start', () => handle.describe().then(() => true), {
+    timeoutMs: 30_000,
+  });
+  try {
+    await handle.result();
+    return undefined;
+  } catch (err) {
+    if (err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure)
+      return err.cause.type ?? undefined;
+    throw err;
+  }
+}
+
+async function sendRequests(engine: Engine): Promise<number> {
+  return (await engine.sim.control.log(engine.agentKey)).filter((e) => e.endpoint === 'messages').length;
+}
+
+describe('ambiguous sends', () => {
+  const suite = engineSuite();
+
+  it.each([
+    ['a 500 after the service accepted it', { kind: 'server_error_after_accept' } as const],
+    ['a connection dropped after acceptance', { kind: 'drop_after' } as const],
+  ])('does not send again after %s, and the sender gets AmbiguousSend', async (_name, fault) => {
+    const engine = await suite.start({ windowMs: 2000 });
+    await engine.startWorker();
+    await engine.sim.control.fault({ agent: engine.agentKey, endpoint: 'messages', count: 1, fault });
+    const id = await engine.human('probe hello once');
+    expect(await failureTypeOf(engine, id)).toBe('AmbiguousSend');
+    // The service accepted it once; nobody asked it again.
+    expect(await engine.sentTexts()).toEqual(['hello once']);
+    expect(await sendRequests(engine)).toBe(1);
+    // The outbox goes on: the next message is answered normally.
+    await engine.human('echo after');
+    await waitFor('the next reply', async () => (await engine.sentTexts()).length === 2);
+    expect(await engine.sentTexts()).toEqual(['hello once', 'after']);
+    if (fault.kind === 'server_error_after_accept') {
+      await recordHistory(
+        engine.client.workflow.getHandle(engine.handlerWorkflowId(id)),
+        'handler-ambiguous-send',
+      );
+    }
+  });
+
+  it('does not send again when the worker dies mid-send, and the sender gets AmbiguousSend', async () => {
+    const engine = await suite.start({ windowMs: 2000 });
+    const worker = await engine.startWorker();
+    // The service holds the request for 4 s, then accepts it (the connection is gone by then).
+    await engine.sim.control.fault({
+      agent: engine.agentKey,
+      endpoint: 'messages',
+      count: 1,
+      fault: { kind: 'slow', delayMs: 4000 },
+    });
+    const id = await engine.human('probe sent while dying');
+    const agent = engine.client.workflow.getHandle(engine.agentWorkflowId);
+    await waitFor('the send activity to be running', async () => {
+      const { raw } = await agent.describe();
+      return (raw.pendingActivities ?? []).some(
+        (a) =>
+          a.activityType?.name === 'sendMessage' &&
+          a.state === PendingActivityState.PENDING_ACTIVITY_STATE_STARTED,
+      );
+    });
+    await worker.kill();
+    await engine.startWorker();
+    expect(await failureTypeOf(engine, id)).toBe('AmbiguousSend');
+    await waitFor('the held request to be accepted', async () => (await engine.sentTexts()).length === 1);
+    await engine.human('echo still alive');
+    await waitFor('the next reply', async () => (await engine.sentTexts()).length === 2);
+    expect(await engine.sentTexts()).toEqual(['sent while dying', 'still alive']);
+    expect(await sendRequests(engine)).toBe(2);
+  });
+
+  it('re-sends after an ambiguous outcome when the caller opted in', async () => {
+    const engine = await suite.start({ windowMs: 2000 });
+    await engine.startWorker();
+    await engine.sim.control.fault({
+      agent: engine.agentKey,
+      endpoint: 'messages',
+      count: 1,
+      fault: { kind: 'server_error_after_accept' },
+    });
+    const id = await engine.human('probe-retry twice is fine');
+    expect(await failureTypeOf(engine, id)).toBeUndefined();
+    // Accepted by the first attempt and again by the retry: the duplicate the caller accepted.
+    expect(await engine.sentTexts()).toEqual(['twice is fine', 'twice is fine']);
+    expect(await sendRequests(engine)).toBe(2);
+  });
+
+  it.each([
+    ['accepted before a 500', { kind: 'server_error_after_accept' } as const, 1],
+    ['lost before it reached the service', { kind: 'drop_before' } as const, 2],
+  ])('settles an ambiguous send from receipts when asked to: %s', async (_name, fault, requests) => {
+    const engine = await suite.start({ windowMs: 2000 });
+    await engine.startWorker();
+    await engine.sim.control.fault({ agent: engine.agentKey, endpoint: 'messages', count: 1, fault });
+    const id = await engine.human('probe-reconcile exactly one copy');
+    // The handler succeeds: the message was either found among the receipts or proven unsent.
+    expect(await failureTypeOf(engine, id)).toBeUndefined();
+    expect(await engine.sentTexts()).toEqual(['exactly one copy']);
+    expect(await sendRequests(engine)).toBe(requests);
+  });
+});

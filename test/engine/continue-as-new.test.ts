@@ -1,0 +1,75 @@
+import { sendThroughOutbox, getAgentState } from '../../client/agents';
+import type { AgentWorkflowInput } from '../../workflows/types';
+import { waitFor } from '../support/temporal';
+import { recordHistory } from '../support/histories';
+import { engineSuite } from './support';
+
+describe('continue-as-new', () => {
+  const suite = engineSuite();
+
+  it('keeps every queued send and waiter across runs when the history threshold is low', async () => {
+    const engine = await suite.start({
+      windowMs: 4000,
+      tuning: { continueAsNewAfterEvents: 150 },
+    });
+    await engine.startWorker();
+    await waitFor('the agent to poll', async () => (await engine.transcript()).counts.requests.updates > 0);
+
+    // 30 replies at 12 per window: most of them wait in the queue while runs roll over.
+    for (let i = 1; i <= 30; i++) await engine.human(`echo ${i}`);
+    await engine.human('quiz');
+    const question = await waitFor(
+      'the quiz question',
+      async () =>
+        (await engine.transcript()).sent.find(
+          (s) => (s.body as { text?: { body: string } }).text?.body === 'What is your answer?',
+        ),
+      { timeoutMs: 60_000 },
+    ).catch(async (err: Error) => {
+      const state = await getAgentState(engine.client, engine.agentKey).catch(String);
+      throw new Error(
+        `${err.message}\nsent: ${(await engine.sentTexts()).join(',')}\nstate: ${JSON.stringify(state)}`,
+      );
+    });
+    // More history while the quiz waits for its answer: out-of-band sends through the update path.
+    const outcomes = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        sendThroughOutbox(engine.client, engine.agentKey, {
+          type: 'text',
+          text: { body: `notice ${i + 1}` },
+        }),
+      ),
+    );
+    expect(outcomes.every((o) => o.ok)).toBe(true);
+    await engine.human('42', { id: question.id });
+    await waitFor('the quiz answer', async () => (await engine.sentTexts()).includes('answer: 42'), {
+      timeoutMs: 60_000,
+    });
+
+    const texts = await engine.sentTexts();
+    const echoes = texts.filter((t) => /^\d+$/.test(t));
+    expect(echoes).toEqual(Array.from({ length: 30 }, (_, i) => String(i + 1)));
+    expect(texts.filter((t) => t.startsWith('notice ')).sort()).toEqual(
+      Array.from({ length: 10 }, (_, i) => `notice ${i + 1}`).sort(),
+    );
+    expect(texts.filter((t) => t === 'What is your answer?')).toHaveLength(1);
+    expect(texts.at(-1)).toBe('answer: 42');
+    expect(texts).toHaveLength(30 + 1 + 10 + 1);
+
+    // The runs really rolled over, carrying queued sends and the waiter.
+    const state = await getAgentState(engine.client, engine.agentKey);
+    expect(state!.generation).toBeGreaterThanOrEqual(3);
+    const carried: NonNullable<AgentWorkflowInput['carried']>[] = [];
+    for await (const run of engine.client.workflow.list({
+      query: `WorkflowId = '${engine.agentWorkflowId}'`,
+    })) {
+      const history = await engine.client.workflow.getHandle(run.workflowId, run.runId).fetchHistory();
+      const payload = history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads![0];
+      const input = JSON.parse(Buffer.from(payload.data!).toString()) as AgentWorkflowInput;
+      if (input.carried) carried.push(input.carried);
+    }
+    expect(carried.some((c) => c.queue.length > 0)).toBe(true);
+    expect(carried.some((c) => c.replyWaiters.length > 0 && c.nextWaiters.length > 0)).toBe(true);
+    await recordHistory(engine.client.workflow.getHandle(engine.agentWorkflowId), 'agent-continued');
+  }, 240_000);
+});

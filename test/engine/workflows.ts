@@ -1,0 +1,37 @@
+/**
+ * The workflow bundle of the engine suites: the real agent workflow and reference bot, plus
+ * probes that report what a sending workflow sees.
+ *   "probe <text>"        sends <text>; the handler fails with the send's failure type, if any
+ *   "probe-retry <text>"  the same, opting in to re-sending after an ambiguous outcome
+ *   "probe-reconcile <text>" the same, opting in to reconciliation from receipts
+ *   "quiz"                asks a question and replies "answer: <text>" to the answer
+ *   "receipt"             sends "watch me", waits for its 'read' receipt, then sends "seen it"
+ */
+import { ask, handleMessages, reply, sendText, textOf, waitForReceipt } from '../../workflows';
+import { referenceBot } from '../../workflows/reference-bot';
+
+export { agentWorkflow } from '../../workflows';
+
+export const onMessage = handleMessages(async (message) => {
+  const text = textOf(message) ?? '';
+  const probe = /^probe(-retry|-reconcile)? ([\s\S]+)$/.exec(text);
+  if (probe) {
+    await sendText(probe[2], {
+      retryAmbiguous: probe[1] === '-retry',
+      reconcileAmbiguous: probe[1] === '-reconcile',
+    });
+    return;
+  }
+  if (text === 'receipt') {
+    const { messageId } = await sendText('watch me');
+    const receipt = await waitForReceipt(messageId, 'read', { timeout: '1 minute' });
+    await sendText(receipt ? 'seen it' : 'no receipt');
+    return;
+  }
+  if (text === 'quiz') {
+    const answer = await ask('What is your answer?', { replyTo: message });
+    await reply(answer, `answer: ${textOf(answer) ?? answer.type}`);
+    return;
+  }
+  await referenceBot(message);
+});

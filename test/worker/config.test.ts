@@ -1,0 +1,117 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from '../../worker/config';
+
+function problemsOf(env: NodeJS.ProcessEnv): string[] {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+function agentsFile(content: unknown): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'amsflow-agents-')), 'agents.json');
+  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
+  return file;
+}
+
+describe('worker configuration', () => {
+  it('runs on embedded defaults with nothing set: embedded server and simulator, spec limits', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      embeddedSimulator: true,
+      temporalAddress: undefined,
+      namespace: 'default',
+      taskQueue: 'amsflow',
+      agents: [{ agentKey: 'default' }],
+      limits: {},
+      fleetAgents: 1,
+    });
+  });
+
+  it('serves one agent from AMS_TOKEN, AMS_BASE_URL and AMSFLOW_AGENT', () => {
+    const config = loadConfig({
+      AMS_TOKEN: 'secret-token',
+      AMS_BASE_URL: 'https://ams.example/agent/v1',
+      AMSFLOW_AGENT: 'support-bot',
+      TEMPORAL_ADDRESS: 'temporal:7233',
+      TEMPORAL_NAMESPACE: 'prod',
+      AMSFLOW_TASK_QUEUE: 'bots',
+    });
+    expect(config.embeddedSimulator).toBe(false);
+    expect(config.agents).toEqual([
+      { agentKey: 'support-bot', token: 'secret-token', baseUrl: 'https://ams.example/agent/v1' },
+    ]);
+    expect(config).toMatchObject({ temporalAddress: 'temporal:7233', namespace: 'prod', taskQueue: 'bots' });
+  });
+
+  it('names every bad variable at once, without echoing values', () => {
+    const problems = problemsOf({
+      AMS_TOKEN: 'super-secret-value',
+      AMS_BASE_URL: 'not a url super-secret-value',
+      AMSFLOW_AGENT: 'bad key!',
+      AMSFLOW_LIMITS: '{"messages": 0}',
+      AMSFLOW_TUNING: 'not json',
+      AMSFLOW_DEV_SERVER_PORT: 'seventy',
+    });
+    const text = problems.join('\n');
+    for (const name of [
+      'AMS_BASE_URL',
+      'AMSFLOW_AGENT',
+      'AMSFLOW_LIMITS',
+      'AMSFLOW_TUNING',
+      'AMSFLOW_DEV_SERVER_PORT',
+    ]) {
+      expect(text).toContain(name);
+    }
+    expect(text).not.toContain('super-secret-value');
+  });
+
+  it('refuses a base URL without a token', () => {
+    expect(problemsOf({ AMS_BASE_URL: 'https://ams.example/agent/v1' })).toEqual([
+      'AMS_TOKEN: required when AMS_BASE_URL is set',
+    ]);
+  });
+
+  it('reads several agents from AMSFLOW_AGENTS_FILE, with tokens inline or from named variables', () => {
+    const file = agentsFile([
+      { agentKey: 'a', token: 'token-a' },
+      { agentKey: 'b', tokenEnv: 'B_TOKEN', baseUrl: 'https://other.example/agent/v1' },
+    ]);
+    const config = loadConfig({
+      AMSFLOW_AGENTS_FILE: file,
+      B_TOKEN: 'token-b',
+      AMS_BASE_URL: 'https://ams.example/agent/v1',
+    });
+    expect(config.agents).toEqual([
+      { agentKey: 'a', token: 'token-a', baseUrl: 'https://ams.example/agent/v1' },
+      { agentKey: 'b', tokenEnv: 'B_TOKEN', token: 'token-b', baseUrl: 'https://other.example/agent/v1' },
+    ]);
+    expect(config.fleetAgents).toBe(2);
+  });
+
+  it.each([
+    ['unreadable JSON', '{oops', /AMSFLOW_AGENTS_FILE: cannot read .* as JSON/],
+    ['an empty list', [], /AMSFLOW_AGENTS_FILE: Array must contain at least 1/],
+    [
+      'a duplicate key',
+      [
+        { agentKey: 'a', token: 't' },
+        { agentKey: 'a', token: 'u' },
+      ],
+      /duplicate "a"/,
+    ],
+    [
+      'a missing token',
+      [{ agentKey: 'a', tokenEnv: 'UNSET_TOKEN_VAR' }],
+      /agent "a" needs "token" or "tokenEnv"/,
+    ],
+    ['an unknown member', [{ agentKey: 'a', token: 't', tokne: 'x' }], /Unrecognized key/],
+  ])('reports an agents file with %s', (_name, content, expected) => {
+    expect(problemsOf({ AMSFLOW_AGENTS_FILE: agentsFile(content) }).join('\n')).toMatch(expected);
+  });
+});

@@ -1,0 +1,198 @@
+/**
+ * Worker configuration from environment variables, validated with zod. A bad or missing value
+ * is reported by name, all at once, without the value itself (it may be a token).
+ */
+import { readFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { z } from 'zod';
+import type { Limits } from '../messaging/limits';
+import type { AgentTuning } from '../workflows/types';
+
+const projectRoot = resolve(__dirname, '..');
+
+const nonEmpty = z.string().trim().min(1);
+const jsonObject = <T extends z.ZodTypeAny>(schema: T) =>
+  z
+    .string()
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'is not valid JSON' });
+        return z.NEVER;
+      }
+    })
+    .pipe(schema);
+
+const LimitsSchema = z
+  .object({
+    windowMs: z.number().int().positive(),
+    messages: z.number().int().positive(),
+    statuses: z.number().int().positive(),
+    typing: z.number().int().positive(),
+    updates: z.number().int().positive(),
+    mediaUpload: z.number().int().positive(),
+    mediaGet: z.number().int().positive(),
+    mediaDelete: z.number().int().positive(),
+  })
+  .partial()
+  .strict();
+
+const TuningSchema = z
+  .object({
+    pollTimeoutSeconds: z.number().int().min(0).max(25),
+    pollLimit: z.number().int().positive(),
+    pacingMarginMs: z.number().int().min(0),
+    rateLimitBackoffMs: z.number().int().positive(),
+    backoffBaseMs: z.number().int().positive(),
+    backoffMaxMs: z.number().int().positive(),
+    maxSendAttempts: z.number().int().positive(),
+    orderingGraceMs: z.number().int().min(0),
+    continueAsNewAfterEvents: z.number().int().min(100),
+    recentIdsKept: z.number().int().positive(),
+    activityHeartbeatTimeoutMs: z.number().int().min(1000),
+    reconcileSettleMs: z.number().int().min(0),
+  })
+  .partial()
+  .strict();
+
+/** One agent served by this worker. */
+export const AgentConfigSchema = z
+  .object({
+    /** The operator's name for the agent; its workflow is `agent:<agentKey>`. */
+    agentKey: nonEmpty.regex(/^[A-Za-z0-9._-]+$/, 'use letters, digits, ".", "_" or "-"'),
+    /** The agent's API token, or `tokenEnv`: the name of a variable holding it. */
+    token: nonEmpty.optional(),
+    tokenEnv: nonEmpty.optional(),
+    baseUrl: z.string().url().optional(),
+    recipient: nonEmpty.optional(),
+    handlerWorkflowType: nonEmpty.optional(),
+  })
+  .strict();
+export type AgentConfig = z.infer<typeof AgentConfigSchema> & { token: string };
+
+const EnvSchema = z.object({
+  AMS_TOKEN: nonEmpty.optional(),
+  AMS_BASE_URL: z.string().url().optional(),
+  AMSFLOW_AGENT: AgentConfigSchema.shape.agentKey.default('default'),
+  AMSFLOW_AGENTS_FILE: nonEmpty.optional(),
+  TEMPORAL_ADDRESS: nonEmpty.optional(),
+  TEMPORAL_NAMESPACE: nonEmpty.default('default'),
+  AMSFLOW_TASK_QUEUE: nonEmpty.default('amsflow'),
+  AMSFLOW_WORKFLOWS: nonEmpty.optional(),
+  AMSFLOW_WORKFLOW_BUNDLE: nonEmpty.optional(),
+  AMSFLOW_LIMITS: jsonObject(LimitsSchema).optional(),
+  AMSFLOW_TUNING: jsonObject(TuningSchema).optional(),
+  AMSFLOW_FLEET_AGENTS: z.coerce.number().int().positive().optional(),
+  AMSFLOW_DATA_DIR: nonEmpty.default('.amsflow'),
+  AMSFLOW_DEV_SERVER_PORT: z.coerce.number().int().min(0).max(65535).default(7233),
+  AMSFLOW_DEV_SERVER_UI_PORT: z.coerce.number().int().min(0).max(65535).default(8233),
+  AMSFLOW_SIMULATOR_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+});
+
+export interface WorkerConfig {
+  /** Agents to serve; empty tokens mean "use the embedded simulator". */
+  agents: AgentConfig[];
+  /** True when no token was given: the worker starts the embedded simulator. */
+  embeddedSimulator: boolean;
+  temporalAddress?: string;
+  namespace: string;
+  taskQueue: string;
+  /** Module exporting `agentWorkflow` and the handler workflows. Default: the reference bot. */
+  workflowsPath: string;
+  /** A prebuilt bundle (`bundleWorkflowCode` output) used instead of bundling `workflowsPath`. */
+  workflowBundlePath?: string;
+  limits: Partial<Limits>;
+  tuning: AgentTuning;
+  /** Agents in the whole fleet, for the task-queue ceilings. Default: the agents of this worker. */
+  fleetAgents: number;
+  dataDir: string;
+  devServerPort: number;
+  devServerUiPort: number;
+  simulatorPort: number;
+}
+
+/** Every problem found in the environment, by variable name. */
+export class ConfigError extends Error {
+  readonly code = 'AMSFLOW_CONFIG';
+  constructor(readonly problems: string[]) {
+    super(`Invalid amsflow configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+function issues(prefix: string, error: z.ZodError): string[] {
+  return error.issues.map((issue) => {
+    const path = issue.path.length > 0 ? issue.path.join('.') : '';
+    const name = prefix && path ? `${prefix} ${path}` : prefix || path;
+    return `${name}: ${issue.message}`;
+  });
+}
+
+const AgentsFileSchema = z.array(AgentConfigSchema).min(1);
+
+/** Reads the configuration from `env` (default `process.env`); throws {@link ConfigError}. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) throw new ConfigError(issues('', parsed.error));
+  const e = parsed.data;
+  const problems: string[] = [];
+  let agents: AgentConfig[] = [];
+  let embeddedSimulator = false;
+
+  if (e.AMSFLOW_AGENTS_FILE) {
+    const file = isAbsolute(e.AMSFLOW_AGENTS_FILE) ? e.AMSFLOW_AGENTS_FILE : resolve(e.AMSFLOW_AGENTS_FILE);
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (err) {
+      problems.push(`AMSFLOW_AGENTS_FILE: cannot read ${file} as JSON (${(err as Error).message})`);
+    }
+    if (raw !== undefined) {
+      const file = AgentsFileSchema.safeParse(raw);
+      if (!file.success) problems.push(...issues('AMSFLOW_AGENTS_FILE', file.error));
+      else {
+        const keys = new Set<string>();
+        file.data.forEach((agent, i) => {
+          if (keys.has(agent.agentKey))
+            problems.push(`AMSFLOW_AGENTS_FILE ${i}.agentKey: duplicate "${agent.agentKey}"`);
+          keys.add(agent.agentKey);
+          const token = agent.token ?? (agent.tokenEnv ? env[agent.tokenEnv] : undefined);
+          if (!token) {
+            problems.push(
+              `AMSFLOW_AGENTS_FILE ${i}: agent "${agent.agentKey}" needs "token" or "tokenEnv" naming a set variable`,
+            );
+          }
+          agents.push({ ...agent, baseUrl: agent.baseUrl ?? e.AMS_BASE_URL, token: token ?? '' });
+        });
+      }
+    }
+  } else if (e.AMS_TOKEN) {
+    agents = [{ agentKey: e.AMSFLOW_AGENT, token: e.AMS_TOKEN, baseUrl: e.AMS_BASE_URL }];
+  } else {
+    if (e.AMS_BASE_URL) problems.push('AMS_TOKEN: required when AMS_BASE_URL is set');
+    embeddedSimulator = true;
+    agents = [{ agentKey: e.AMSFLOW_AGENT, token: '' }];
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const workflowsPath = e.AMSFLOW_WORKFLOWS
+    ? resolve(e.AMSFLOW_WORKFLOWS)
+    : join(projectRoot, 'workflows', 'reference-bot');
+  return {
+    agents,
+    embeddedSimulator,
+    temporalAddress: e.TEMPORAL_ADDRESS,
+    namespace: e.TEMPORAL_NAMESPACE,
+    taskQueue: e.AMSFLOW_TASK_QUEUE,
+    workflowsPath,
+    workflowBundlePath: e.AMSFLOW_WORKFLOW_BUNDLE ? resolve(e.AMSFLOW_WORKFLOW_BUNDLE) : undefined,
+    limits: e.AMSFLOW_LIMITS ?? {},
+    tuning: e.AMSFLOW_TUNING ?? {},
+    fleetAgents: e.AMSFLOW_FLEET_AGENTS ?? agents.length,
+    dataDir: resolve(e.AMSFLOW_DATA_DIR),
+    devServerPort: e.AMSFLOW_DEV_SERVER_PORT,
+    devServerUiPort: e.AMSFLOW_DEV_SERVER_UI_PORT,
+    simulatorPort: e.AMSFLOW_SIMULATOR_PORT,
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * Builders of outbound message bodies (wire shape, without \`to\`). Pure functions: usable in
+ * workflow code and outside it.
+ */
+import type { InboundMessage, OutboundMessage } from './types';
+
+export interface TextMessageOptions {
+  /** Quote this message (an inbound message or a message id). */
+  replyTo?: InboundMessage | string;
+  /** Render a preview of the first URL in the text (it must start with http:// or https://). */
+  previewUrl?: boolean;
+}
+
+/** A text message body. */
+export function textMessage(body: string, options: TextMessageOptions = {}): OutboundMessage {
+  const quoted = typeof options.replyTo === 'string' ? options.replyTo : options.replyTo?.id;
+  return {
+    type: 'text',
+    text: options.previewUrl === undefined ? { body } : { body, preview_url: options.previewUrl },
+    ...(quoted ? { context: { message_id: quoted } } : {}),
+  };
+}
+
+/** A media message body (image, video, audio, document or sticker) by uploaded media id. */
+export function mediaMessage(
+  kind: 'image' | 'video' | 'audio' | 'document' | 'sticker',
+  mediaId: string,
+  options: { caption?: string; filename?: string; replyTo?: InboundMessage | string } = {},
+): OutboundMessage {
+  const quoted = typeof options.replyTo === 'string' ? options.replyTo : options.replyTo?.id;
+  const payload: Record<string, string> = { id: mediaId };
+  if (options.caption !== undefined) payload.caption = options.caption;
+  if (options.filename !== undefined) payload.filename = options.filename;
+  return { type: kind, [kind]: payload, ...(quoted ? { context: { message_id: quoted } } : {}) };
+}

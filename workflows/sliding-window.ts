@@ -1,0 +1,47 @@
+/**
+ * A rolling window of request start times, for pacing to the spec's per-endpoint limits. Pure
+ * and deterministic: the agent workflow feeds it workflow time.
+ */
+export class SlidingWindow {
+  private readonly times: number[];
+
+  constructor(
+    private readonly limit: number,
+    private readonly windowMs: number,
+    times: number[] = [],
+  ) {
+    this.times = [...times].sort((a, b) => a - b);
+  }
+
+  /** Milliseconds to wait before a request may start at `now`; 0 when a slot is free. */
+  delay(now: number): number {
+    this.prune(now);
+    if (this.times.length < this.limit) return 0;
+    return Math.max(0, this.times[this.times.length - this.limit] + this.windowMs - now);
+  }
+
+  /** Records a request started at `at`; returns a function that moves it to the time it really started. */
+  record(at: number): (actualStart: number) => void {
+    this.insert(at);
+    return (actualStart: number) => {
+      if (actualStart <= at) return;
+      const index = this.times.indexOf(at);
+      if (index >= 0) this.times.splice(index, 1);
+      this.insert(actualStart);
+    };
+  }
+
+  snapshot(): number[] {
+    return [...this.times];
+  }
+
+  private insert(at: number): void {
+    let i = this.times.length;
+    while (i > 0 && this.times[i - 1] > at) i--;
+    this.times.splice(i, 0, at);
+  }
+
+  private prune(now: number): void {
+    while (this.times.length > 0 && this.times[0] <= now - this.windowMs) this.times.shift();
+  }
+}
