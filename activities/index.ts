@@ -3,7 +3,7 @@
  * with stable type names. Built by a factory over a registry of clients keyed by agent key, so
  * the token never enters workflow arguments or history.
  */
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import {
   AmbiguousSendError,
   ApiError,
@@ -144,6 +144,12 @@ export function createActivities(registry: ClientRegistry) {
         };
       } catch (err) {
         if (err instanceof PollReplacedError) return { status: 'replaced', startedAt };
+        // Cancelled (continue-as-new, worker shutdown): report it as such, not as a failure.
+        if (ctx.cancellationSignal.aborted) {
+          throw ctx.cancellationSignal.reason instanceof CancelledFailure
+            ? ctx.cancellationSignal.reason
+            : new CancelledFailure('poll cancelled');
+        }
         throw requestFailure(err);
       }
     },

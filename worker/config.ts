@@ -174,11 +174,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
     embeddedSimulator = true;
     agents = [{ agentKey: e.AMSFLOW_AGENT, token: '' }];
   }
+  let workflowsPath = join(projectRoot, 'workflows', 'reference-bot');
+  try {
+    // The bundler needs the file itself (.ts under ts-node, .js once built).
+    workflowsPath = require.resolve(e.AMSFLOW_WORKFLOWS ? resolve(e.AMSFLOW_WORKFLOWS) : workflowsPath);
+  } catch {
+    problems.push(`AMSFLOW_WORKFLOWS: no module at ${e.AMSFLOW_WORKFLOWS ?? workflowsPath}`);
+  }
   if (problems.length > 0) throw new ConfigError(problems);
-
-  const workflowsPath = e.AMSFLOW_WORKFLOWS
-    ? resolve(e.AMSFLOW_WORKFLOWS)
-    : join(projectRoot, 'workflows', 'reference-bot');
   return {
     agents,
     embeddedSimulator,

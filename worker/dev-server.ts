@@ -131,7 +131,10 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   }
   const stdio = options.logFile ?? 'ignore';
-  const child = spawn(options.cliPath, args, { stdio: ['ignore', stdio, stdio] });
+  // Its own process group: a Ctrl-C in the terminal must not stop the server before the workers
+  // have drained; stop() ends it after them.
+  const child = spawn(options.cliPath, args, { stdio: ['ignore', stdio, stdio], detached: true });
+  child.unref();
   const address = `127.0.0.1:${port}`;
   try {
     await waitReady(child, address, port, namespace, options.startTimeoutMs ?? 60_000);

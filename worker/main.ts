@@ -3,11 +3,28 @@
  * `TEMPORAL_ADDRESS` it starts the embedded Temporal dev server; with no `AMS_TOKEN` it starts
  * the embedded simulator and prints its web chat address. Ctrl-C (SIGINT) or SIGTERM stops it.
  */
+import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
 import { ConfigError, loadConfig } from './config';
 import { runAmsflow } from './run';
 
+const LEVELS: LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
+/** Expected on activity-only and workflow-only workers; not worth an operator's attention. */
+const EXPECTED = /^No (activities|workflows|Nexus services) registered/;
+
+function installLogger(): void {
+  const wanted = (process.env.AMSFLOW_LOG_LEVEL ?? 'WARN').toUpperCase() as LogLevel;
+  const level = LEVELS.includes(wanted) ? wanted : 'WARN';
+  const base = new DefaultLogger(level);
+  Runtime.install({
+    logger: new DefaultLogger(level, (entry) => {
+      if (!EXPECTED.test(entry.message)) base.log(entry.level, entry.message, entry.meta);
+    }),
+  });
+}
+
 async function main(): Promise<void> {
   const config = loadConfig();
+  installLogger();
   const running = await runAmsflow(config);
   if (running.chatUrl) console.log(`amsflow: open ${running.chatUrl} and write "echo hello" to the bot`);
   console.log('amsflow: running; Ctrl-C stops');

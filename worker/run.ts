@@ -5,6 +5,7 @@
  * dev server and the embedded simulator when the configuration asks for them.
  */
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
@@ -83,9 +84,15 @@ export async function runAmsflow(
     if (!temporalAddress) {
       const { cli } = await resolveTemporalBinaries({ log });
       if (cli.kind !== 'path') throw new Error('The embedded Temporal server needs the Temporal CLI on disk');
+      // The embedded simulator keeps its conversation in memory, so with it Temporal starts empty
+      // too: an agent workflow must never hold an offset of a service that no longer exists.
+      const dbFile = join(config.dataDir, config.embeddedSimulator ? 'demo-temporal.db' : 'temporal.db');
+      if (config.embeddedSimulator) {
+        for (const suffix of ['', '-wal', '-shm']) rmSync(`${dbFile}${suffix}`, { force: true });
+      }
       devServer = await startDevServer({
         cliPath: cli.path,
-        dbFile: join(config.dataDir, 'temporal.db'),
+        dbFile,
         port: config.devServerPort,
         uiPort: config.devServerUiPort,
         namespace: config.namespace,

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../../worker/config';
@@ -31,6 +31,15 @@ describe('worker configuration', () => {
       limits: {},
       fleetAgents: 1,
     });
+    // The reference bot's module file, as the workflow bundler needs it.
+    expect(existsSync(config.workflowsPath)).toBe(true);
+    expect(config.workflowsPath).toMatch(/workflows\/reference-bot\.(ts|js)$/);
+  });
+
+  it('names a workflows module that does not exist', () => {
+    expect(problemsOf({ AMSFLOW_WORKFLOWS: './no/such/bot' })).toEqual([
+      expect.stringMatching(/^AMSFLOW_WORKFLOWS: no module at /),
+    ]);
   });
 
   it('serves one agent from AMS_TOKEN, AMS_BASE_URL and AMSFLOW_AGENT', () => {
