@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { ensureAgent, getAgentState, sendThroughOutbox } from './agents';
 import { textMessage } from '../workflows/builders';
+import { agentWorkflowId } from '../workflows/ids';
 
 const USAGE = `usage:
   amsflow ensure [--agent <key>]
@@ -55,7 +56,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     const client = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE ?? 'default' });
     if (command === 'ensure') {
       const runId = await ensureAgent(client, { agentKey, taskQueue: env.AMSFLOW_TASK_QUEUE ?? 'amsflow' });
-      console.log(JSON.stringify({ agentKey, workflowId: `agent:${agentKey}`, runId }));
+      console.log(JSON.stringify({ agentKey, workflowId: agentWorkflowId(agentKey), runId }));
       return 0;
     }
     if (command === 'send') {
@@ -70,7 +71,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     }
     const state = await getAgentState(client, agentKey);
     if (!state) {
-      console.error(`agent "${agentKey}" is not running (no workflow agent:${agentKey})`);
+      console.error(`agent "${agentKey}" is not running (no workflow ${agentWorkflowId(agentKey)})`);
       return 1;
     }
     console.log(JSON.stringify(state, null, 2));

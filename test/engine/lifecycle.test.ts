@@ -53,6 +53,8 @@ describe('worker lifecycle, operator tools and secrets', () => {
       // The same request id is taken once: no second message.
       expect(await cli(['send', 'hello', 'from', 'ops', '--request-id', 'ops-1'], env)).toBe(0);
       expect(await cli(['state'], env)).toBe(0);
+      // The agent already runs: ensure keeps it (one poll loop per agent).
+      expect(await cli(['ensure'], env)).toBe(0);
     } finally {
       log.mockRestore();
     }
@@ -69,6 +71,9 @@ describe('worker lifecycle, operator tools and secrets', () => {
       counters: { sent: 1 },
     });
     expect(state.offset).toBeGreaterThan(0);
+    const ensured = JSON.parse(lines[3]);
+    const { runId } = await engine.client.workflow.getHandle(engine.agentWorkflowId).describe();
+    expect(ensured).toEqual({ agentKey: engine.agentKey, workflowId: engine.agentWorkflowId, runId });
   });
 
   it('refuses a malformed out-of-band request before it reaches history', async () => {
