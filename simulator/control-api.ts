@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { ApiError, ErrorCode, badRequest } from './errors';
 import { isLoopback, mediaTypeOf, readBody, sendError, sendJson, toApiError } from './http-util';
 import { epochSeconds, type Platform } from './platform';
+import type { Conversation, Transcript } from './control-client';
 import type { AgentState, SentRecord } from './state';
 import {
   ClockRequestSchema,
@@ -203,7 +204,7 @@ export class ControlApi {
     ],
   ];
 
-  private conversation(agent: AgentState): unknown {
+  private conversation(agent: AgentState): Conversation {
     const inbound = agent.inbound.map((r) => ({
       seq: r.offset,
       direction: 'in' as const,
@@ -238,7 +239,7 @@ export class ControlApi {
     return { ...s.media, ...payload };
   }
 
-  private transcript(agent: AgentState): unknown {
+  private transcript(agent: AgentState): Transcript {
     return {
       sent: agent.sent.map((s) => ({
         id: s.id,

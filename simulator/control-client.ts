@@ -1,3 +1,4 @@
+import type { SentRecord } from './state';
 import type { Endpoint, Fault, ReceiptStatus } from './wire';
 
 /** A message from the human, as `POST /_control/human` takes it (without from/id/timestamp). */
@@ -33,19 +34,13 @@ export interface Conversation {
   entries: ConversationEntry[];
 }
 
-export interface TranscriptSent {
-  id: string;
-  to: string;
-  type: string;
-  /** The accepted request body. */
-  body: Record<string, unknown>;
-  /** Simulated epoch ms. */
-  acceptedAt: number;
-  /** Real epoch ms. */
-  realAt: number;
-  receipts: ReceiptStatus[];
+/** A send as the transcript shows it: the platform's record plus whether the human read it. */
+export type TranscriptSent = Pick<
+  SentRecord,
+  'id' | 'to' | 'type' | 'body' | 'acceptedAt' | 'realAt' | 'receipts'
+> & {
   read: boolean;
-}
+};
 
 export interface Transcript {
   sent: TranscriptSent[];
