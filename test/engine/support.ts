@@ -7,27 +7,16 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../simulator';
 import type { AgentTuning } from '../../workflows/types';
-import { connectDevServer, devServerAddress, waitFor } from '../support/temporal';
+import { bundle, connectDevServer, devServerAddress, waitFor } from '../support/temporal';
 
 const projectRoot = resolve(__dirname, '..', '..');
 
 /** Bundles test/engine/workflows.ts once and returns the bundle's file path. */
 export async function bundleEngineWorkflows(): Promise<string> {
-  const { code } = await bundleWorkflowCode({
-    workflowsPath: require.resolve('./workflows'),
-    logger: {
-      log() {},
-      trace() {},
-      debug() {},
-      info() {},
-      warn() {},
-      error: (m: string) => console.error(m),
-    },
-  });
+  const { code } = await bundle(require.resolve('./workflows'));
   const file = join(mkdtempSync(join(tmpdir(), 'amsflow-bundle-')), 'workflows.js');
   writeFileSync(file, code);
   return file;
