@@ -1,6 +1,7 @@
 /**
- * `npm run setup` (also run by `npm install`): provides the Temporal binaries and, for the
- * browser test, Debian's chromium. Quiet and fast when everything is already there.
+ * `npm run setup` (also the postinstall, so `npm ci` and `npm install` run it): provides the
+ * Temporal binaries and, for the browser test, Debian's chromium. Quiet and fast when everything
+ * is already there.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';

@@ -2,13 +2,20 @@
  * The embedded Temporal server: the Temporal CLI's `server start-dev`, started as a child
  * process on loopback. Used by the worker when `TEMPORAL_ADDRESS` is unset (data under
  * `.amsflow/`) and by the test harness (data in a temp dir).
+ *
+ * The server runs under a watchdog (`dev-server-watchdog.ts`) in a process group of its own, so
+ * a Ctrl-C in the terminal reaches the workers but not the server, which `stop()` ends after
+ * them. The watchdog holds a pipe from this process and stops the server as soon as that pipe
+ * closes: the server never outlives the process that started it, even one killed with SIGKILL.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { Connection } from '@temporalio/client';
 
+/** How {@link startDevServer} runs the server. */
 export interface DevServerOptions {
   /** Path of the `temporal` CLI binary. */
   cliPath: string;
@@ -25,15 +32,48 @@ export interface DevServerOptions {
   startTimeoutMs?: number;
   /** Where the server's own output goes (default: discarded). */
   logFile?: number | 'inherit' | 'ignore';
+  /**
+   * How long a taken port may take to become free before {@link PortInUseError} (default 5 s):
+   * the server of a predecessor that was just killed is being stopped by its watchdog.
+   */
+  portWaitMs?: number;
 }
 
+/** A dev server started by {@link startDevServer}. */
 export interface RunningDevServer {
+  /** `127.0.0.1:<port>` of its gRPC frontend. */
   address: string;
   uiUrl?: string;
   namespace: string;
+  /** The server's process id. */
   pid: number;
+  /** The watchdog's process id; also the id of the process group holding both. */
+  watchdogPid: number;
+  /** Stops the server (SIGTERM, SIGKILL after 10 s); resolves once it has exited. Idempotent. */
   stop(): Promise<void>;
 }
+
+/** The port the dev server should listen on is taken: thrown by {@link startDevServer}. */
+export class PortInUseError extends Error {
+  readonly code = 'AMSFLOW_PORT_IN_USE';
+  constructor(
+    readonly port: number,
+    readonly role: 'gRPC' | 'web UI',
+  ) {
+    super(
+      `Cannot start the embedded Temporal dev server: 127.0.0.1:${port}, its ${role} port, is already ` +
+        'in use, most likely by a dev server left over from an earlier run that was killed, or by ' +
+        `another program. Stop that process (find it with \`ss -ltnp 'sport = :${port}'\` or ` +
+        `\`lsof -iTCP:${port} -sTCP:LISTEN\`), or pick another port (amsflow worker: ` +
+        'AMSFLOW_DEV_SERVER_PORT / AMSFLOW_DEV_SERVER_UI_PORT), or, to use a server that is already ' +
+        `running on purpose, set TEMPORAL_ADDRESS=127.0.0.1:${port} instead of starting one.`,
+    );
+    this.name = 'PortInUseError';
+  }
+}
+
+/** Watchdogs started by this process, held so their lifeline pipes live as long as the process. */
+const lifelines = new Set<ChildProcess>();
 
 /** Features amsflow relies on (updates, update-with-start), on whatever the CLI's defaults are. */
 const DEFAULT_DYNAMIC_CONFIG: Record<string, string | number | boolean> = {
@@ -54,6 +94,59 @@ export async function freePort(): Promise<number> {
       );
     });
   });
+}
+
+/** Whether 127.0.0.1:port can be listened on; only EADDRINUSE counts as taken. */
+function portTaken(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const probe = createServer();
+    probe.unref();
+    probe.once('error', (err: NodeJS.ErrnoException) => done(err.code === 'EADDRINUSE'));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => done(false)));
+  });
+}
+
+/** Throws {@link PortInUseError} unless the port is free or becomes free within `waitMs`. */
+async function claimablePort(port: number, role: PortInUseError['role'], waitMs: number): Promise<void> {
+  const deadline = Date.now() + waitMs;
+  while (await portTaken(port)) {
+    if (Date.now() >= deadline) throw new PortInUseError(port, role);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** The watchdog's command line: its compiled `.js` next to this file, or its source via ts-node. */
+function watchdogArgs(): string[] {
+  if (__filename.endsWith('.js')) return [join(__dirname, 'dev-server-watchdog.js')];
+  return [
+    '-r',
+    require.resolve('ts-node/register/transpile-only'),
+    join(__dirname, 'dev-server-watchdog.ts'),
+  ];
+}
+
+/** The server's pid, as the watchdog reports it on fd 3: `pid <n>` or `error <why>`, then EOF. */
+function reportedPid(report: Readable): Promise<number> {
+  return new Promise((resolvePid, reject) => {
+    let text = '';
+    report.setEncoding('utf8');
+    report.on('data', (chunk: string) => (text += chunk));
+    report.once('end', () => {
+      const [kind, ...rest] = text.trim().split(' ');
+      const pid = Number(rest[0]);
+      if (kind === 'pid' && Number.isInteger(pid) && pid > 0) return resolvePid(pid);
+      reject(new Error(`Temporal dev server did not start: ${rest.join(' ') || 'its watchdog died'}`));
+    });
+  });
+}
+
+/** Signals the watchdog's whole process group (the watchdog and the server). */
+function signalGroup(watchdog: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-watchdog.pid!, signal);
+  } catch {
+    watchdog.kill(signal); // No process groups (Windows), or the group is gone already.
+  }
 }
 
 function portOpen(port: number): Promise<boolean> {
@@ -104,11 +197,18 @@ async function waitReady(
   }
 }
 
-/** Starts the dev server and resolves once its namespace answers. */
+/**
+ * Starts the dev server and resolves once its namespace answers. Refuses, with a
+ * {@link PortInUseError}, a port something keeps listening on: a server found there is not
+ * adopted, since its data, namespace and settings are unknown and its life is not ours to end.
+ */
 export async function startDevServer(options: DevServerOptions): Promise<RunningDevServer> {
   const port = options.port ?? (await freePort());
   const namespace = options.namespace ?? 'default';
   const uiPort = options.uiPort === false ? undefined : (options.uiPort ?? (await freePort()));
+  const portWaitMs = options.portWaitMs ?? 5_000;
+  await claimablePort(port, 'gRPC', portWaitMs);
+  if (uiPort !== undefined) await claimablePort(uiPort, 'web UI', portWaitMs);
   mkdirSync(dirname(options.dbFile), { recursive: true });
   const args = [
     'server',
@@ -131,15 +231,26 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   }
   const stdio = options.logFile ?? 'ignore';
-  // Its own process group: a Ctrl-C in the terminal must not stop the server before the workers
-  // have drained; stop() ends it after them.
-  const child = spawn(options.cliPath, args, { stdio: ['ignore', stdio, stdio], detached: true });
+  // The watchdog gets its own process group: a Ctrl-C in the terminal must not stop the server
+  // before the workers have drained; stop() ends it after them. Its stdin is the lifeline.
+  const child = spawn(process.execPath, [...watchdogArgs(), options.cliPath, ...args], {
+    stdio: ['pipe', stdio, stdio, 'pipe'],
+    detached: true,
+  });
+  child.once('error', () => undefined); // Reported as the pid report ending empty.
+  lifelines.add(child);
+  child.once('exit', () => lifelines.delete(child));
+  // Neither the child nor its lifeline may keep this process alive; the lifeline is never written.
   child.unref();
+  child.stdin!.on('error', () => undefined);
+  (child.stdin as unknown as Socket).unref();
   const address = `127.0.0.1:${port}`;
+  let serverPid: number;
   try {
+    serverPid = await reportedPid(child.stdio[3] as Readable);
     await waitReady(child, address, port, namespace, options.startTimeoutMs ?? 60_000);
   } catch (err) {
-    child.kill('SIGKILL');
+    signalGroup(child, 'SIGKILL');
     throw err;
   }
   let stopped: Promise<void> | undefined;
@@ -147,11 +258,13 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
     address,
     uiUrl: uiPort === undefined ? undefined : `http://127.0.0.1:${uiPort}`,
     namespace,
-    pid: child.pid ?? -1,
+    pid: serverPid,
+    watchdogPid: child.pid ?? -1,
     stop() {
       stopped ??= new Promise<void>((done) => {
         if (child.exitCode !== null || child.signalCode !== null) return done();
-        const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        // The watchdog gives the server 10 s after SIGTERM; this is for a watchdog that hangs.
+        const killer = setTimeout(() => signalGroup(child, 'SIGKILL'), 15_000);
         child.once('exit', () => {
           clearTimeout(killer);
           done();
