@@ -1,44 +1,24 @@
+/**
+ * The agent API under /agent/v1, as a request pipeline: authentication, routing, reading the
+ * body, faults, the rate limiter, then the endpoint's handler (agent-endpoints.ts), the log and
+ * the answer.
+ */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
-import { ApiError, ErrorCode, badRequest } from './errors';
+import { agentEndpoints, BASE_PATH, type Answer, type Handler, type RequestCtx } from './agent-endpoints';
+import { ApiError, ErrorCode } from './errors';
 import { errorBody, readBody, readJson, sendJson, toApiError } from './http-util';
-import { boundaryOf, parseMultipart } from './multipart';
+import { boundaryOf } from './multipart';
 import type { Platform } from './platform';
-import type { AgentState, SeqEntry } from './state';
-import {
-  MESSAGING_PRODUCT,
-  OBJECT,
-  StatusesBodySchema,
-  UPDATES_LIMIT_DEFAULT,
-  UPDATES_LIMIT_MAX,
-  type Endpoint,
-  type Fault,
-  type InboundMessage,
-  type StatusItem,
-} from './wire';
+import type { AgentState } from './state';
+import type { Endpoint, Fault } from './wire';
 
-export const BASE_PATH = '/agent/v1';
-
-/** What a handler answers; written (or replaced by a fault) by the dispatcher. */
-interface Answer {
-  status: number;
-  body?: unknown;
-  raw?: { data: Buffer; contentType: string };
-  headers?: Record<string, string>;
-}
+/** Where server.ts mounts this API. */
+export { BASE_PATH };
 
 interface Route {
   endpoint: Endpoint;
   params: string[];
-}
-
-interface RequestCtx {
-  req: IncomingMessage;
-  url: URL;
-  agent: AgentState;
-  params: string[];
-  body: unknown;
-  signal: AbortSignal;
 }
 
 const MEDIA_ID = '([A-Za-z0-9._-]+)';
@@ -65,22 +45,13 @@ function matchRoute(method: string, path: string): Route {
   throw new ApiError(404, ErrorCode.notFound, `unknown path ${BASE_PATH}${path}`);
 }
 
-const ok = (body: unknown): Answer => ({ status: 200, body });
-
-/** Parses a query parameter as a non-negative decimal integer; 400 code 100 otherwise. */
-function intParam(url: URL, name: string): number | undefined {
-  const values = url.searchParams.getAll(name);
-  if (values.length === 0) return undefined;
-  const value = values[values.length - 1];
-  if (values.length > 1 || !/^\d{1,15}$/.test(value)) {
-    throw badRequest(ErrorCode.invalidParameter, `${name} must be a non-negative integer`);
-  }
-  return Number(value);
-}
-
 /** The agent API under /agent/v1: auth, faults, limits, then the spec's rules. */
 export class AgentApi {
-  constructor(private readonly platform: Platform) {}
+  private readonly handlers: Record<Endpoint, Handler>;
+
+  constructor(private readonly platform: Platform) {
+    this.handlers = agentEndpoints(platform);
+  }
 
   async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const method = req.method ?? 'GET';
@@ -242,147 +213,6 @@ export class AgentApi {
     } else {
       sendJson(res, answer.status, answer.body, answer.headers);
     }
-  }
-
-  private readonly handlers: Record<Endpoint, (ctx: RequestCtx) => Promise<Answer>> = {
-    messages: async ({ agent, body }) => {
-      const record = this.platform.send(agent, body);
-      return ok({
-        messaging_product: MESSAGING_PRODUCT,
-        contacts: [{ input: record.to, wa_id: agent.config.creator }],
-        messages: [{ id: record.id, message_status: 'accepted' }],
-      });
-    },
-
-    updates: async ({ agent, url, signal }) => {
-      const { longPoll } = this.platform.options;
-      const offset = intParam(url, 'offset') ?? 0;
-      const limit = intParam(url, 'limit') ?? UPDATES_LIMIT_DEFAULT;
-      if (limit < 1) throw badRequest(ErrorCode.invalidParameter, 'limit must be at least 1');
-      const timeout = intParam(url, 'timeout') ?? longPoll.defaultSeconds;
-      if (timeout > longPoll.maxSeconds) {
-        throw badRequest(
-          ErrorCode.invalidParameter,
-          `timeout must be at most ${longPoll.maxSeconds} seconds`,
-        );
-      }
-      const outcome = await this.platform.poll(
-        agent,
-        offset,
-        Math.min(limit, UPDATES_LIMIT_MAX),
-        timeout * 1000,
-        signal,
-      );
-      switch (outcome.kind) {
-        case 'entries':
-          return ok(this.page(agent, outcome.entries, offset));
-        case 'replaced':
-          throw new ApiError(409, ErrorCode.pollReplaced, 'poll replaced by a newer poll for this agent');
-        case 'aborted':
-          return { status: 0 };
-        case 'timeout':
-          // WIRE-CONVENTIONS: offset=0&timeout=0 reveals the creator even with no traffic.
-          if (offset === 0 && timeout === 0) return ok(this.page(agent, [], 0));
-          return { status: 204 };
-      }
-    },
-
-    statuses: async ({ agent, body }) => this.statuses(agent, body, false),
-    typing: async ({ agent, body }) => this.statuses(agent, body, true),
-
-    'media.upload': async ({ agent, req, body }) => {
-      const boundary = boundaryOf(req.headers['content-type']) as string;
-      const parts = parseMultipart(body as Buffer, boundary);
-      if (!parts) throw badRequest(ErrorCode.invalidParameter, 'malformed multipart/form-data body');
-      const file = parts.find((p) => p.name === 'file' && p.filename !== undefined);
-      if (!file)
-        throw badRequest(ErrorCode.invalidParameter, "multipart field 'file' (with a filename) is required");
-      const typeField = parts
-        .find((p) => p.name === 'type')
-        ?.data.toString('utf8')
-        .trim();
-      const mimeType = (typeField || file.contentType || '').split(';')[0].trim().toLowerCase();
-      if (!/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(mimeType)) {
-        throw badRequest(
-          ErrorCode.invalidParameter,
-          "a MIME type is required (field 'type' or the file part's Content-Type)",
-        );
-      }
-      const record = this.platform.storeMedia(
-        agent,
-        Buffer.from(file.data),
-        mimeType,
-        file.filename,
-        'agent',
-      );
-      return ok({ id: record.id });
-    },
-
-    'media.get': async ({ agent, params, req }) => {
-      const record = this.platform.liveMedia(agent, params[0]);
-      if (!record) throw badRequest(ErrorCode.invalidValue, `media ${params[0]} is unknown or expired`);
-      const host = req.headers.host ?? `${this.platform.options.host}`;
-      return ok({
-        messaging_product: MESSAGING_PRODUCT,
-        id: record.id,
-        url: `http://${host}${BASE_PATH}/media/${record.id}/download`,
-        mime_type: record.mimeType,
-        sha256: record.sha256,
-        file_size: record.bytes.length,
-      });
-    },
-
-    'media.delete': async ({ agent, params }) => ok({ success: this.platform.deleteMedia(agent, params[0]) }),
-
-    'media.download': async ({ agent, params }) => {
-      const record = this.platform.liveMedia(agent, params[0]);
-      if (!record)
-        throw new ApiError(404, ErrorCode.invalidValue, `media ${params[0]} is unknown or expired`);
-      return { status: 200, raw: { data: record.bytes, contentType: record.mimeType } };
-    },
-  };
-
-  private statuses(agent: AgentState, body: unknown, typing: boolean): Promise<Answer> {
-    const parsed = StatusesBodySchema.safeParse(body);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw badRequest(
-        ErrorCode.invalidParameter,
-        `invalid ${issue.path.join('.') || 'body'}: ${issue.message}`,
-      );
-    }
-    this.platform.markRead(agent, parsed.data.message_id, typing);
-    return Promise.resolve(ok({ success: true }));
-  }
-
-  /** An update page (spec 2.4). */
-  private page(agent: AgentState, entries: SeqEntry[], offset: number): unknown {
-    const messages: InboundMessage[] = [];
-    const statuses: StatusItem[] = [];
-    for (const entry of entries) {
-      if (entry.kind === 'message') messages.push(entry.message);
-      else statuses.push(entry.status);
-    }
-    return {
-      object: OBJECT,
-      entry: [
-        {
-          id: agent.config.id,
-          changes: [
-            {
-              field: 'messages',
-              value: {
-                messaging_product: MESSAGING_PRODUCT,
-                contacts: [{ wa_id: agent.config.creator, profile: { name: agent.config.creatorName } }],
-                messages,
-                statuses,
-              },
-            },
-          ],
-        },
-      ],
-      next_offset: entries.length > 0 ? entries[entries.length - 1].seq + 1 : offset,
-    };
   }
 }
 

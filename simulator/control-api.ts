@@ -127,7 +127,7 @@ export class ControlApi {
           const bytes = await readBody(req, this.platform.options.maxMediaBytes);
           const mimeType = mediaTypeOf(req) || 'application/octet-stream';
           const filename = url.searchParams.get('filename') ?? undefined;
-          return { id: this.platform.storeMedia(agent, bytes, mimeType, filename, 'human').id };
+          return { id: this.platform.media.store(agent, bytes, mimeType, filename, 'human').id };
         },
       },
     ],
@@ -135,7 +135,7 @@ export class ControlApi {
       /^\/media\/([A-Za-z0-9._-]+)$/,
       {
         GET: async (_req, res, _url, [id]) => {
-          const media = this.platform.anyMedia(id);
+          const media = this.platform.media.ofAnyAgent(id);
           if (!media) throw new ApiError(404, ErrorCode.notFound, `media ${id} is unknown or expired`);
           res.writeHead(200, {
             'content-type': media.mimeType,

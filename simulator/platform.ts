@@ -1,19 +1,14 @@
-import { createHash, randomBytes, randomInt } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { ApiError, ErrorCode, badRequest } from './errors';
 import { FaultBook } from './faults';
 import { isPlainObject } from './http-util';
+import { MediaStore } from './media-store';
 import type { SimClock } from './clock';
 import type { ResolvedOptions } from './options';
 import { RateLimiter } from './rate-limiter';
 import { validateSend } from './send-validation';
-import {
-  AgentState,
-  type InboundRecord,
-  type MediaRecord,
-  type PollOutcome,
-  type SentRecord,
-  type SeqEntry,
-} from './state';
+import { AgentState, type InboundRecord, type SentRecord } from './state';
+import { UpdateBuffer } from './update-buffer';
 import {
   MEDIA_TYPES,
   TYPING_SHOWN_MS,
@@ -26,12 +21,15 @@ export const epochSeconds = (ms: number): string => String(Math.floor(ms / 1000)
 
 /**
  * The simulated platform: every rule of the spec that is about state (sequence, buffer, read
- * state, receipts, media, retention) lives here, independent of HTTP.
+ * state, receipts, media, retention) lives here, independent of HTTP. The update buffer and the
+ * media items are its parts `updates` (update-buffer.ts) and `media` (media-store.ts).
  */
 export class Platform {
   readonly agents: AgentState[];
   readonly limiter: RateLimiter;
   readonly faults = new FaultBook();
+  readonly updates: UpdateBuffer;
+  readonly media: MediaStore;
   private readonly byToken = new Map<string, AgentState>();
   private readonly byId = new Map<string, AgentState>();
   /** Every message id the platform issued, with its author; quoting is checked against it. */
@@ -47,6 +45,8 @@ export class Platform {
       this.byId.set(agent.config.id, agent);
     }
     this.limiter = new RateLimiter(clock, options.limits);
+    this.updates = new UpdateBuffer(clock, options.retentionMs);
+    this.media = new MediaStore(this.agents, clock, options.mediaTtlMs);
   }
 
   agentByToken(token: string): AgentState | undefined {
@@ -79,84 +79,13 @@ export class Platform {
     agent.timers.add(cancel);
   }
 
-  // ---- update sequence ----
-
-  private append(agent: AgentState, entry: Omit<SeqEntry, 'seq' | 'at'> & Partial<SeqEntry>): number {
-    const seq = agent.nextSeq++;
-    agent.entries.push({ ...entry, seq, at: this.clock.now() } as SeqEntry);
-    this.wakePoll(agent);
-    agent.changed();
-    return seq;
-  }
-
-  private prune(agent: AgentState): void {
-    const since = this.clock.now() - this.options.retentionMs;
-    if (agent.entries.length > 0 && agent.entries[0].at < since) {
-      agent.entries = agent.entries.filter((e) => e.at >= since);
-    }
-  }
-
-  /** Entries a poll at `offset` sees: never-read messages and all receipts, within retention. */
-  visible(agent: AgentState, offset: number, limit: number): SeqEntry[] {
-    this.prune(agent);
-    const out: SeqEntry[] = [];
-    for (const entry of agent.entries) {
-      if (entry.seq < offset) continue;
-      if (entry.kind === 'message' && agent.inboundById.get(entry.message.id)?.markedRead) continue;
-      out.push(entry);
-      if (out.length >= limit) break;
-    }
-    return out;
-  }
-
-  /**
-   * Long poll. A new poll replaces the agent's earlier one, which then answers 409 (spec 4.2
-   * rule 1). Resolves with entries as soon as one is visible, or on timeout.
-   */
-  poll(
-    agent: AgentState,
-    offset: number,
-    limit: number,
-    timeoutMs: number,
-    signal: AbortSignal,
-  ): Promise<PollOutcome> {
-    agent.poll?.finish({ kind: 'replaced' });
-    const ready = this.visible(agent, offset, limit);
-    if (ready.length > 0) return Promise.resolve({ kind: 'entries', entries: ready });
-    if (timeoutMs <= 0) return Promise.resolve({ kind: 'timeout' });
-    return new Promise((resolve) => {
-      let done = false;
-      const onAbort = (): void => finish({ kind: 'aborted' });
-      const cancelTimer = this.clock.setTimer(timeoutMs, () => finish({ kind: 'timeout' }));
-      const waiter = { offset, limit, finish };
-      function finish(outcome: PollOutcome): void {
-        if (done) return;
-        done = true;
-        cancelTimer();
-        signal.removeEventListener('abort', onAbort);
-        if (agent.poll === waiter) agent.poll = null;
-        resolve(outcome);
-      }
-      agent.poll = waiter;
-      if (signal.aborted) onAbort();
-      else signal.addEventListener('abort', onAbort);
-    });
-  }
-
-  private wakePoll(agent: AgentState): void {
-    const poll = agent.poll;
-    if (!poll) return;
-    const entries = this.visible(agent, poll.offset, poll.limit);
-    if (entries.length > 0) poll.finish({ kind: 'entries', entries });
-  }
-
   // ---- sends and receipts ----
 
   send(agent: AgentState, body: unknown): SentRecord {
     const valid = validateSend(body, {
       creator: agent.config.creator,
       isAgentId: (id) => this.isAgentId(id),
-      mediaUsable: (id) => this.liveMedia(agent, id) !== undefined,
+      mediaUsable: (id) => this.media.live(agent, id) !== undefined,
       messageIssued: (id) => this.issued.has(id),
     });
     const now = this.clock.now();
@@ -174,7 +103,7 @@ export class Platform {
         ? { id: valid.quotedId, from: this.issued.get(valid.quotedId)?.author }
         : undefined,
     };
-    const media = valid.mediaId ? this.liveMedia(agent, valid.mediaId) : undefined;
+    const media = valid.mediaId ? this.media.live(agent, valid.mediaId) : undefined;
     if (media) record.media = { mime_type: media.mimeType, sha256: media.sha256, filename: media.filename };
     agent.sent.push(record);
     agent.sentById.set(id, record);
@@ -194,7 +123,7 @@ export class Platform {
   private receipt(agent: AgentState, record: SentRecord, status: ReceiptStatus): number {
     if (record.receipts.includes(status)) return 0;
     record.receipts.push(status);
-    return this.append(agent, {
+    return this.updates.append(agent, {
       kind: 'status',
       status: { id: record.id, status, timestamp: epochSeconds(this.clock.now()), recipient_id: record.to },
     });
@@ -253,7 +182,7 @@ export class Platform {
           `${type}.id (a media id from /_control/media) is required`,
         );
       }
-      const media = this.liveMedia(agent, payload.id);
+      const media = this.media.live(agent, payload.id);
       if (!media) throw badRequest(ErrorCode.invalidValue, `media ${payload.id} is unknown or expired`);
       // Received media expires 30 days after receipt (spec 2.7).
       media.expiresAt = this.clock.now() + this.options.mediaTtlMs;
@@ -290,61 +219,8 @@ export class Platform {
     const record: InboundRecord = { id, type, markedRead: false, offset: 0, message };
     agent.inbound.push(record);
     agent.inboundById.set(id, record);
-    record.offset = this.append(agent, { kind: 'message', message });
+    record.offset = this.updates.append(agent, { kind: 'message', message });
     return { id, offset: record.offset };
-  }
-
-  // ---- media ----
-
-  storeMedia(
-    agent: AgentState,
-    bytes: Buffer,
-    mimeType: string,
-    filename: string | undefined,
-    origin: MediaRecord['origin'],
-  ): MediaRecord {
-    let id: string;
-    do id = String(randomInt(1, 2 ** 47)) + String(randomInt(10 ** 5, 10 ** 6));
-    while (this.agents.some((a) => a.media.has(id)));
-    const now = this.clock.now();
-    const record: MediaRecord = {
-      id,
-      bytes,
-      mimeType,
-      sha256: createHash('sha256').update(bytes).digest('hex'),
-      filename,
-      origin,
-      createdAt: now,
-      expiresAt: now + this.options.mediaTtlMs,
-    };
-    agent.media.set(id, record);
-    return record;
-  }
-
-  /** The media item if it exists for this agent and has not expired. */
-  liveMedia(agent: AgentState, id: string): MediaRecord | undefined {
-    const record = agent.media.get(id);
-    if (!record) return undefined;
-    if (this.clock.now() >= record.expiresAt) {
-      agent.media.delete(id);
-      return undefined;
-    }
-    return record;
-  }
-
-  /** Any agent's media, for the web chat (no auth, loopback only). */
-  anyMedia(id: string): MediaRecord | undefined {
-    for (const agent of this.agents) {
-      const record = this.liveMedia(agent, id);
-      if (record) return record;
-    }
-    return undefined;
-  }
-
-  deleteMedia(agent: AgentState, id: string): boolean {
-    if (!this.liveMedia(agent, id)) return false;
-    agent.media.delete(id);
-    return true;
   }
 
   // ---- control ----

@@ -2,6 +2,7 @@
  * The web chat for the human side, driven in real headless Chromium (Debian's `chromium`,
  * through playwright-core; no browser download). The test plays the agent over real HTTP
  * against the simulator's agent API, and the human through the page.
+ * Over 300 lines: one end-to-end scenario in one browser, with the agent-side client it drives.
  */
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';

@@ -1,4 +1,7 @@
-/** The control API of the contract (.contract-simulator.md), through SimulatorControl and raw HTTP. */
+/**
+ * The control API of the contract (.contract-simulator.md), through SimulatorControl and raw HTTP.
+ * Over 300 lines: the whole control API is one feature, one describe per route, on one harness.
+ */
 import { networkInterfaces } from 'node:os';
 import { SimulatorControlError } from '../../simulator';
 import { isLoopback } from '../../simulator/http-util';

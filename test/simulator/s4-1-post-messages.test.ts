@@ -1,4 +1,7 @@
-/** Spec 4.1 POST /messages: request body, text and media objects, quoting, rules 1-2. */
+/**
+ * Spec 4.1 POST /messages: request body, text and media objects, quoting, rules 1-2.
+ * Over 300 lines: test/simulator has one file per spec section, and 4.1 is the largest.
+ */
 import { AgentHttp, CREATOR, DAY_MS, codeOf, pageOf, startHarness, type Harness } from './support';
 
 let h: Harness;
