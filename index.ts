@@ -20,15 +20,17 @@ export type {
   SendOutcome,
   SendRequest as OutboxRequest,
 } from './workflows/types';
-export { agentWorkflowId, handlerWorkflowId } from './workflows/ids';
+export { agentWorkflowId, handlerWorkflowId, agentKeyProblem, AGENT_KEY_PATTERN } from './protocol/ids';
+export { InvalidAgentKeyError } from './client/agents';
 export { textMessage, mediaMessage } from './workflows/builders';
 
 // Running workers
 export { runAmsflow, queueCeiling, type RunningAmsflow } from './worker/run';
 export { loadConfig, ConfigError, type WorkerConfig, type AgentConfig } from './worker/config';
-export { startDevServer, freePort } from './worker/dev-server';
+export { startDevServer, freePort, PortInUseError } from './worker/dev-server';
 export type { DevServerOptions, RunningDevServer } from './worker/dev-server';
-export { createActivities, ActivityFailureTypes, type Activities, type ClientRegistry } from './activities';
+export { createActivities, type Activities, type ClientRegistry } from './activities';
+export { ActivityFailureTypes, SEND_FAILURE_TYPES } from './protocol/failures';
 
 // The local simulator of the service
 export {

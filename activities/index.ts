@@ -61,15 +61,15 @@ function failure(
   });
 }
 
-/** Maps a non-send failure: rate limits retry after the service's hint; bad tokens stop. */
+/**
+ * Maps a non-send failure. 429 and 503 mean "not done, try later": the workflow waits out
+ * Retry-After (in the details) or its ladder; bad tokens and bad requests stop.
+ */
 function requestFailure(err: unknown): unknown {
   if (err instanceof RateLimitError) {
-    return ApplicationFailure.create({
-      type: F.rateLimited,
-      message: err.message,
-      nextRetryDelay: err.retryAfterMs ?? 5000,
-    });
+    return failure(F.rateLimited, err.message, true, { status: 429, retryAfterMs: err.retryAfterMs });
   }
+  if (err instanceof NotAcceptedError) return failure(F.rateLimited, err.message, true, { status: 503 });
   if (err instanceof AuthError) return failure(F.unauthorized, err.message, true);
   if (err instanceof ValidationError) return failure(F.invalidRequest, err.message, true);
   if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 409) {

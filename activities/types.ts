@@ -60,22 +60,4 @@ export interface StatusOutput {
   startedAt: number;
 }
 
-/** `ApplicationFailure.type` values thrown by the activities. */
-export const ActivityFailureTypes = {
-  /** 429 or 503: nothing was sent; retry after `retryAfterMs` or a backoff. */
-  sendRejected: 'SendRejected',
-  /** The outcome of the attempt is unknown; never retried by amsflow unless opted in. */
-  sendAmbiguous: 'SendAmbiguous',
-  /** 4xx (or a local check): the message is wrong. */
-  sendInvalid: 'SendInvalid',
-  /** 401/403: the token or the recipient is wrong. */
-  sendUnauthorized: 'SendUnauthorized',
-  /** A non-send request was rate limited (retryable, with `nextRetryDelay`). */
-  rateLimited: 'RateLimited',
-  /** The token was refused on a non-send request. */
-  unauthorized: 'Unauthorized',
-  /** A non-send request was refused as invalid. */
-  invalidRequest: 'InvalidRequest',
-  /** No client is configured on this worker for the agent key. */
-  unknownAgent: 'UnknownAgent',
-} as const;
+export { ActivityFailureTypes } from '../protocol/failures';

@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MessagingClient } from '../messaging/client';
 import { startSimulator } from '../simulator';
-import { SlidingWindow } from '../workflows/sliding-window';
+import { SlidingWindow } from '../workflows/agent/sliding-window';
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];

@@ -5,9 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { resolveLimits, type Limits } from '../messaging/limits';
-import { agentWorkflow } from '../workflows/agent-workflow';
-import { agentWorkflowId } from '../workflows/ids';
-import { sendUpdate, stateQuery } from '../workflows/messages';
+import { agentKeyProblem, agentWorkflowId } from '../protocol/ids';
+import { sendUpdate, stateQuery } from '../protocol/messages';
+import { agentWorkflow } from '../workflows/agent/workflow';
 import type { AgentStateView, AgentTuning, OutboundMessage, SendOutcome } from '../workflows/types';
 
 export interface EnsureAgentOptions {
@@ -22,11 +22,27 @@ export interface EnsureAgentOptions {
   recipient?: string;
 }
 
+/** An agent key that cannot be part of a workflow id (see `AGENT_KEY_PATTERN`). Nothing was started. */
+export class InvalidAgentKeyError extends Error {
+  readonly code = 'InvalidAgentKey';
+  constructor(readonly problem: string) {
+    super(problem);
+    this.name = 'InvalidAgentKeyError';
+  }
+}
+
+function checkAgentKey(agentKey: unknown): void {
+  const problem = agentKeyProblem(agentKey);
+  if (problem) throw new InvalidAgentKeyError(problem);
+}
+
 /**
  * Starts the agent's workflow unless it already runs (workflow id `agent:<agentKey>`; Temporal's
- * id uniqueness gives one poll loop per agent across the fleet). Returns its run id.
+ * id uniqueness gives one poll loop per agent across the fleet). Returns its run id. Throws
+ * {@link InvalidAgentKeyError} for a key that cannot be part of a workflow id.
  */
 export async function ensureAgent(client: Client, options: EnsureAgentOptions): Promise<string> {
+  checkAgentKey(options.agentKey);
   const handle = await client.workflow.start(agentWorkflow, {
     workflowId: agentWorkflowId(options.agentKey),
     taskQueue: options.taskQueue,
@@ -60,6 +76,7 @@ export async function sendThroughOutbox(
   message: OutboundMessage,
   options: OutOfBandSendOptions = {},
 ): Promise<SendOutcome> {
+  checkAgentKey(agentKey);
   const requestId = options.requestId ?? `oob/${randomUUID()}`;
   return client.workflow.getHandle(agentWorkflowId(agentKey)).executeUpdate(sendUpdate, {
     args: [
@@ -76,6 +93,7 @@ export async function sendThroughOutbox(
 
 /** The agent's state as JSON (offset, queue length, waiters, last error...), or undefined if it does not run. */
 export async function getAgentState(client: Client, agentKey: string): Promise<AgentStateView | undefined> {
+  checkAgentKey(agentKey);
   try {
     return await client.workflow.getHandle(agentWorkflowId(agentKey)).query(stateQuery);
   } catch (err) {

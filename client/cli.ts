@@ -11,7 +11,8 @@ import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { ensureAgent, getAgentState, sendThroughOutbox } from './agents';
 import { textMessage } from '../workflows/builders';
-import { agentWorkflowId } from '../workflows/ids';
+import { agentWorkflowId } from '../protocol/ids';
+import { DEFAULT_TASK_QUEUE } from '../protocol/queues';
 
 const USAGE = `usage:
   amsflow ensure [--agent <key>]
@@ -55,7 +56,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   try {
     const client = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE ?? 'default' });
     if (command === 'ensure') {
-      const runId = await ensureAgent(client, { agentKey, taskQueue: env.AMSFLOW_TASK_QUEUE ?? 'amsflow' });
+      const runId = await ensureAgent(client, {
+        agentKey,
+        taskQueue: env.AMSFLOW_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
+      });
       console.log(JSON.stringify({ agentKey, workflowId: agentWorkflowId(agentKey), runId }));
       return 0;
     }

@@ -6,6 +6,8 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { Limits } from '../messaging/limits';
+import { AGENT_KEY_PATTERN } from '../protocol/ids';
+import { DEFAULT_TASK_QUEUE } from '../protocol/queues';
 import type { AgentTuning } from '../workflows/types';
 
 const projectRoot = resolve(__dirname, '..');
@@ -52,15 +54,24 @@ const TuningSchema = z
     recentIdsKept: z.number().int().positive(),
     activityHeartbeatTimeoutMs: z.number().int().min(1000),
     reconcileSettleMs: z.number().int().min(0),
+    maxQueuedSends: z.number().int().positive(),
+    maxQueuedSendBytes: z.number().int().min(4096),
+    maxWaiters: z.number().int().positive(),
+    maxPendingMarkRead: z.number().int().positive(),
+    markReadGiveUpMs: z.number().int().min(0),
+    maxQueuedTyping: z.number().int().min(0),
   })
   .partial()
-  .strict();
+  .strict() satisfies z.ZodType<AgentTuning>;
 
 /** One agent served by this worker. */
 export const AgentConfigSchema = z
   .object({
     /** The operator's name for the agent; its workflow is `agent:<agentKey>`. */
-    agentKey: nonEmpty.regex(/^[A-Za-z0-9._-]+$/, 'use letters, digits, ".", "_" or "-"'),
+    agentKey: nonEmpty.regex(
+      AGENT_KEY_PATTERN,
+      'use 1 to 100 letters, digits, ".", "_" or "-", starting with a letter or digit',
+    ),
     /** The agent's API token, or `tokenEnv`: the name of a variable holding it. */
     token: nonEmpty.optional(),
     tokenEnv: nonEmpty.optional(),
@@ -78,7 +89,7 @@ const EnvSchema = z.object({
   AMSFLOW_AGENTS_FILE: nonEmpty.optional(),
   TEMPORAL_ADDRESS: nonEmpty.optional(),
   TEMPORAL_NAMESPACE: nonEmpty.default('default'),
-  AMSFLOW_TASK_QUEUE: nonEmpty.default('amsflow'),
+  AMSFLOW_TASK_QUEUE: nonEmpty.default(DEFAULT_TASK_QUEUE),
   AMSFLOW_WORKFLOWS: nonEmpty.optional(),
   AMSFLOW_WORKFLOW_BUNDLE: nonEmpty.optional(),
   AMSFLOW_LIMITS: jsonObject(LimitsSchema).optional(),

@@ -16,6 +16,7 @@ import { MessagingClient } from '../messaging/client';
 import { resolveLimits, type Limits } from '../messaging/limits';
 import { resolveTemporalBinaries } from '../scripts/temporal-binaries';
 import { startSimulator, type RunningSimulator } from '../simulator';
+import { activityQueue, type Endpoint } from '../protocol/queues';
 import type { WorkerConfig } from './config';
 import { startDevServer, type RunningDevServer } from './dev-server';
 
@@ -36,23 +37,23 @@ type Log = (line: string) => void;
 
 /** Activities per endpoint queue, the limit whose budget sizes its ceiling, and its drain time. */
 const ENDPOINT_QUEUES: {
-  suffix: string;
+  endpoint: Endpoint;
   activities: (keyof Activities)[];
   budget: (keyof Limits)[];
   shutdownGraceTime: Duration;
 }[] = [
   // A long poll is abandoned at once on shutdown: its page is read again by the next poll.
-  { suffix: 'updates', activities: ['pollUpdates'], budget: ['updates'], shutdownGraceTime: '200ms' },
+  { endpoint: 'updates', activities: ['pollUpdates'], budget: ['updates'], shutdownGraceTime: '200ms' },
   // A send in flight is finished, never cut: a cut send is an ambiguous send.
-  { suffix: 'messages', activities: ['sendMessage'], budget: ['messages'], shutdownGraceTime: '40s' },
+  { endpoint: 'messages', activities: ['sendMessage'], budget: ['messages'], shutdownGraceTime: '40s' },
   {
-    suffix: 'statuses',
+    endpoint: 'statuses',
     activities: ['markRead', 'sendTyping'],
     budget: ['statuses', 'typing'],
     shutdownGraceTime: '10s',
   },
   {
-    suffix: 'media',
+    endpoint: 'media',
     activities: ['uploadMedia', 'getMedia', 'deleteMedia', 'downloadMedia'],
     budget: ['mediaUpload', 'mediaGet', 'mediaDelete'],
     shutdownGraceTime: '30s',
@@ -162,7 +163,7 @@ export async function runAmsflow(
       workers.push(
         await Worker.create({
           ...base,
-          taskQueue: `${config.taskQueue}-${queue.suffix}`,
+          taskQueue: activityQueue(config.taskQueue, queue.endpoint),
           // The activities are closures over the registry; none uses `this`.
           // eslint-disable-next-line @typescript-eslint/unbound-method
           activities: Object.fromEntries(queue.activities.map((name) => [name, activities[name]])),

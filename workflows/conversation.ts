@@ -3,89 +3,20 @@
  * receipt, show typing. Every send goes through the agent workflow's outbox as a signal with a
  * deterministic request id; the outcome and the receipts come back as signals.
  */
-import {
-  ApplicationFailure,
-  condition,
-  getExternalWorkflowHandle,
-  setHandler,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { ApplicationFailure, condition, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
 import type { Duration } from '@temporalio/common';
-import { agentWorkflowId } from './ids';
+import { ASK_TIMEOUT } from '../protocol/failures';
+import { agentWorkflowId } from '../protocol/ids';
+import { releaseSignal, sendRequestSignal, typingSignal, waitSignal } from '../protocol/messages';
 import { textMessage, type TextMessageOptions } from './builders';
-import {
-  inboundSignal,
-  receiptSignal,
-  releaseSignal,
-  sendRequestSignal,
-  sendResultSignal,
-  typingSignal,
-  waitSignal,
-} from './messages';
-import type {
-  HandlerInput,
-  InboundMessage,
-  OutboundMessage,
-  Receipt,
-  RoutedMessage,
-  SendOutcome,
-} from './types';
+import { current, hasConversation, open, rank, type Conversation } from './conversation-state';
+import type { HandlerInput, InboundMessage, OutboundMessage, Receipt } from './types';
 
-/** Per-workflow conversation state. Module state is isolated per workflow execution by the SDK. */
-interface Conversation {
-  agentWorkflowId: string;
-  /** Set in message handlers until their first reply or wait: orders first replies by arrival. */
-  seq?: number;
-  sends: number;
-  inbox: RoutedMessage[];
-  outcomes: Map<string, SendOutcome>;
-  receipts: Map<string, Receipt>;
-}
-
-let conversation: Conversation | undefined;
-
-function current(): Conversation {
-  if (!conversation) {
-    throw ApplicationFailure.nonRetryable(
-      'No agent in this workflow: write handlers with handleMessages(), or call useAgent(agentKey) first',
-      'NoAgentContext',
-    );
-  }
-  return conversation;
-}
-
-function open(agentWfId: string, seq?: number): Conversation {
-  conversation = {
-    agentWorkflowId: agentWfId,
-    seq,
-    sends: 0,
-    inbox: [],
-    outcomes: new Map(),
-    receipts: new Map(),
-  };
-  const conv = conversation;
-  setHandler(sendResultSignal, ({ requestId, outcome }) => {
-    conv.outcomes.set(requestId, outcome);
-  });
-  setHandler(inboundSignal, (routed) => {
-    conv.inbox.push(routed);
-  });
-  setHandler(receiptSignal, (receipt) => {
-    const known = conv.receipts.get(receipt.messageId);
-    // Receipts can arrive out of order; keep the furthest state.
-    if (!known || rank(receipt.status) >= rank(known.status)) conv.receipts.set(receipt.messageId, receipt);
-  });
-  return conv;
-}
-
-const STATUS_RANK: Record<string, number> = { sent: 1, delivered: 2, read: 3, failed: 4 };
-function rank(status: string): number {
-  return STATUS_RANK[status] ?? 0;
-}
+export { isText, textOf } from './text';
 
 /** Lets a workflow that is not a message handler (a reminder, an approval) talk as `agentKey`. */
 export function useAgent(agentKey: string): void {
-  if (!conversation) open(agentWorkflowId(agentKey));
+  if (!hasConversation()) open(agentWorkflowId(agentKey));
 }
 
 /** A message handler: what the agent workflow starts for each inbound message nobody waits for. */
@@ -137,7 +68,7 @@ export interface SentMessage {
 
 async function request(
   message: OutboundMessage,
-  options: SendOptions & { expectReply?: boolean },
+  options: SendOptions & { waitId?: number },
 ): Promise<SentMessage> {
   const conv = current();
   const info = workflowInfo();
@@ -154,7 +85,7 @@ async function request(
     handlerSeq,
     retryAmbiguous: options.retryAmbiguous,
     reconcileAmbiguous: options.reconcileAmbiguous,
-    expectReply: options.expectReply,
+    ...(options.waitId === undefined ? {} : { expectReply: true, waitId: options.waitId }),
   });
   await condition(() => conv.outcomes.has(requestId));
   const outcome = conv.outcomes.get(requestId)!;
@@ -198,20 +129,32 @@ export interface WaitOptions {
   timeout?: Duration;
 }
 
+/** Starts a new wait for the human; returns its id. */
+function beginWait(conv: Conversation): number {
+  conv.activeWait = ++conv.waits;
+  return conv.activeWait;
+}
+
+/**
+ * Waits for the message routed to the active wait. On timeout the wait ends here first, then the
+ * agent is told: a message routed to it meanwhile is ignored here and handed back there, so
+ * every message reaches exactly one place.
+ */
 async function nextInbox(conv: Conversation, options: WaitOptions): Promise<InboundMessage | undefined> {
   const arrived =
     options.timeout === undefined
       ? (await condition(() => conv.inbox.length > 0), true)
       : await condition(() => conv.inbox.length > 0, options.timeout);
-  if (!arrived) {
-    await getExternalWorkflowHandle(conv.agentWorkflowId).signal(waitSignal, {
-      workflowId: workflowInfo().workflowId,
-      wait: false,
-    });
-    // A message routed here just before the cancel still counts.
-    if (conv.inbox.length === 0) return undefined;
-  }
-  return conv.inbox.shift()!.message;
+  const waitId = conv.activeWait;
+  conv.activeWait = undefined;
+  // A message routed here in the same instant as the timeout still counts.
+  if (arrived || conv.inbox.length > 0) return conv.inbox.shift()!.message;
+  await getExternalWorkflowHandle(conv.agentWorkflowId).signal(waitSignal, {
+    workflowId: workflowInfo().workflowId,
+    wait: false,
+    waitId,
+  });
+  return undefined;
 }
 
 /** Waits for the human's next message (not a reaction); `undefined` after the timeout. */
@@ -219,9 +162,11 @@ export async function waitForMessage(options: WaitOptions = {}): Promise<Inbound
   const conv = current();
   if (conv.inbox.length > 0) return conv.inbox.shift()!.message;
   await release();
+  const waitId = beginWait(conv);
   await getExternalWorkflowHandle(conv.agentWorkflowId).signal(waitSignal, {
     workflowId: workflowInfo().workflowId,
     wait: true,
+    waitId,
   });
   return nextInbox(conv, options);
 }
@@ -242,11 +187,17 @@ export async function ask(
   const conv = current();
   const message =
     typeof question === 'string' ? textMessage(question, { replyTo: options.replyTo }) : question;
-  await request(message, { ...options, expectReply: true });
+  const waitId = beginWait(conv);
+  try {
+    await request(message, { ...options, waitId });
+  } catch (err) {
+    conv.activeWait = undefined;
+    throw err;
+  }
   const answer = await nextInbox(conv, options);
   if (!answer) {
     throw ApplicationFailure.create({
-      type: 'AskTimeout',
+      type: ASK_TIMEOUT,
       message: `No answer within ${String(options.timeout)}`,
       nonRetryable: true,
     });
@@ -278,15 +229,4 @@ export async function waitForReceipt(
 export async function typing(message: InboundMessage): Promise<void> {
   const conv = current();
   await getExternalWorkflowHandle(conv.agentWorkflowId).signal(typingSignal, { messageId: message.id });
-}
-
-/** The text of a text message, else `undefined`. */
-export function textOf(message: InboundMessage): string | undefined {
-  return message.type === 'text' ? message.text?.body : undefined;
-}
-
-/** True for a text message, optionally one whose text matches `pattern`. */
-export function isText(message: InboundMessage, pattern?: RegExp): boolean {
-  const text = textOf(message);
-  return text !== undefined && (pattern === undefined || pattern.test(text));
 }

@@ -1,9 +1,9 @@
 /**
- * amsflow's workflow API (`amsflow/workflows`): import it from your workflow modules. It is
- * deterministic code only; the worker bundles it with your handlers.
+ * amsflow's workflow API (`amsflow/workflows`): what a bot author imports in workflow modules.
+ * Deterministic code only; the worker bundles it with your handlers. The engine's own signals,
+ * queries and ids are in `amsflow/internal` (`workflows/internal.ts`).
  */
-export { agentWorkflow } from './agent-workflow';
-export { agentWorkflowId, handlerWorkflowId } from './ids';
+export { agentWorkflow } from './agent/workflow';
 export {
   ask,
   handleMessages,
@@ -25,27 +25,14 @@ export type {
   TextOptions,
   WaitOptions,
 } from './conversation';
-export {
-  inboundSignal,
-  receiptSignal,
-  releaseSignal,
-  sendRequestSignal,
-  sendResultSignal,
-  sendUpdate,
-  stateQuery,
-  typingSignal,
-  waitSignal,
-} from './messages';
-export { SEND_FAILURE_TYPES } from './types';
+export { mediaMessage, textMessage } from './builders';
+export type { TextMessageOptions } from './builders';
+export { SEND_FAILURE_TYPES } from '../protocol/failures';
 export type {
-  AgentStateView,
-  AgentTuning,
-  AgentWorkflowInput,
   HandlerInput,
   InboundMessage,
   OutboundMessage,
   Receipt,
   SendFailureType,
   SendOutcome,
-  SendRequest,
 } from './types';

@@ -5,6 +5,11 @@
  */
 import type { Contact, InboundMessage, OutgoingMessage, Status } from '../messaging/schemas';
 import type { Limits } from '../messaging/limits';
+import type { SendFailureType } from '../protocol/failures';
+import type { CursorState } from './agent/poll-cursor';
+import type { LedgerState } from './agent/receipt-ledger';
+import type { RouterState } from './agent/router';
+import type { StatusQueueState } from './agent/status-queue';
 
 export type { Contact, InboundMessage, Limits, Status };
 
@@ -29,22 +34,23 @@ export interface SendRequest {
   reconcileAmbiguous?: boolean;
   /** After it is sent, route the human's next message and quoting replies to the requester. */
   expectReply?: boolean;
+  /** With `expectReply`: which wait of the requester the answer is for (see {@link WaitRequest}). */
+  waitId?: number;
 }
 
-/** Stable failure types of a send, as seen by the workflow that asked for it. */
-export const SEND_FAILURE_TYPES = [
-  /** The outcome is unknown (500, dropped connection, read timeout, worker died mid-send): not re-sent. */
-  'AmbiguousSend',
-  /** The service or the local checks refused the message (4xx): fix the message. */
-  'SendInvalid',
-  /** The token was refused (401/403): fix the configuration. */
-  'SendUnauthorized',
-  /** Still rate-limited or not accepted (429/503) after every attempt: nothing was sent. */
-  'SendRejected',
-  /** No recipient is known yet: the human has not written and discovery found none. */
-  'NoRecipient',
-] as const;
-export type SendFailureType = (typeof SEND_FAILURE_TYPES)[number];
+/**
+ * Registers (`wait: true`) or ends (`wait: false`) a workflow's wait for the human's next
+ * message. `waitId` numbers the workflow's waits (1, 2, ...): a message routed to a wait that
+ * has ended is handed back by the agent and ignored by the workflow.
+ */
+export interface WaitRequest {
+  workflowId: string;
+  wait: boolean;
+  waitId?: number;
+}
+
+export { SEND_FAILURE_TYPES } from '../protocol/failures';
+export type { SendFailureType } from '../protocol/failures';
 
 export type SendOutcome =
   | { ok: true; messageId: string; attempts: number }
@@ -70,6 +76,8 @@ export interface HandlerInput {
 export interface RoutedMessage {
   message: InboundMessage;
   seq: number;
+  /** The wait it was routed to (absent for waits registered without an id). */
+  waitId?: number;
 }
 
 /** Tuning of the agent workflow. Every field has a default; tests shorten the windows. */
@@ -85,7 +93,7 @@ export interface AgentTuning {
   /** Backoff bounds after a 503 or an opted-in ambiguous retry. Defaults 500 ms and 30000 ms. */
   backoffBaseMs?: number;
   backoffMaxMs?: number;
-  /** Attempts per send, the first included. Default 6. */
+  /** Attempts per send, the first included. Default 4 (the spec's three retries). */
   maxSendAttempts?: number;
   /** How long a later message's reply waits for an earlier message's handler to send first. Default 30000 ms. */
   orderingGraceMs?: number;
@@ -104,6 +112,18 @@ export interface AgentTuning {
   reconcileSettleMs?: number;
   /** Bound of the remembered message ids, request ids and receipt routes. Default 1000. */
   recentIdsKept?: number;
+  /** Requests the outbox holds at most; past it a request fails at once with `OutboxFull`. Default 500. */
+  maxQueuedSends?: number;
+  /** Bytes of queued message bodies the outbox holds at most; past it `OutboxFull`. Default 524288. */
+  maxQueuedSendBytes?: number;
+  /** Registered waits kept at most; past it the oldest is dropped. Default 200. */
+  maxWaiters?: number;
+  /** Mark-reads pending at most; past it the oldest is dropped (and counted). Default 500. */
+  maxPendingMarkRead?: number;
+  /** A mark-read failing for this long is given up. Default 3600000 ms (1 hour). */
+  markReadGiveUpMs?: number;
+  /** Typing indicators queued at most (newest kept). Default 5. */
+  maxQueuedTyping?: number;
 }
 
 /** Input of the agent workflow (`agent:<agentKey>`). */
@@ -124,24 +144,17 @@ export interface AgentWorkflowInput {
   carried?: CarriedState;
 }
 
-/** Everything the agent workflow carries across continue-as-new. */
-export interface CarriedState {
-  offset: number;
-  firstPollDone: boolean;
-  recipient?: string;
+/**
+ * Everything the agent workflow carries across continue-as-new: the sum of its parts' slices,
+ * each bounded (see `workflows/agent/carried-state.ts`). Older runs carried waiters as plain
+ * workflow ids and mark-reads as plain message ids; both forms are still read.
+ */
+export interface CarriedState extends CursorState, RouterState, LedgerState, StatusQueueState {
   inboundSeq: number;
-  recentInbound: string[];
   outcomes: [string, SendOutcome][];
   queue: SendRequest[];
-  replyWaiters: [string, string][];
-  nextWaiters: string[];
-  receiptRoutes: [string, string][];
   slots: [number, number][];
   windows: Record<'messages' | 'updates' | 'statuses' | 'typing', number[]>;
-  markRead: string[];
-  sentIds: string[];
-  unclaimedSent: { id: string; seenAt: number }[];
-  lastPollStartedAt: number;
   lastError?: AgentError;
   counters: AgentCounters;
   generation: number;
@@ -172,6 +185,8 @@ export interface AgentStateView {
   sending?: string;
   waiters: { reply: number; next: number };
   pendingMarkRead: number;
+  /** Mark-reads given up and receipts nobody waited for, since the agent started. */
+  dropped: { markRead: number; receipts: number };
   historyLength: number;
   draining: boolean;
   lastError?: AgentError;

@@ -57,4 +57,30 @@ describe('outbox pacing', () => {
     }
     expect(await engine.sentTexts()).toEqual(['once']);
   });
+
+  it('gives up after the spec’s three retries: four attempts, then SendRejected, nothing sent', async () => {
+    const engine = await suite.start({ windowMs: WINDOW_MS });
+    await engine.startWorker();
+    await engine.sim.control.fault({
+      agent: engine.agentKey,
+      endpoint: 'messages',
+      count: 10,
+      fault: { kind: 'rate_limit', retryAfter: null },
+    });
+    const id = await engine.human('probe never accepted');
+    const handle = engine.client.workflow.getHandle(engine.handlerWorkflowId(id));
+    await waitFor('the handler to start', () => handle.describe().then(() => true), { timeoutMs: 30_000 });
+    const failure = await handle.result().then(
+      () => undefined,
+      (err: { cause?: { type?: string } }) => err.cause?.type,
+    );
+    expect(failure).toBe('SendRejected');
+    const log = (await engine.sim.control.log(engine.agentKey)).filter((e) => e.endpoint === 'messages');
+    expect(log.map((e) => e.status)).toEqual([429, 429, 429, 429]);
+    // The 5/10/20 s ladder (scaled to 0.5/1/2 s in these suites) between the attempts.
+    expect(log[1].at - log[0].at).toBeGreaterThanOrEqual(500);
+    expect(log[2].at - log[1].at).toBeGreaterThanOrEqual(1000);
+    expect(log[3].at - log[2].at).toBeGreaterThanOrEqual(2000);
+    await engine.sim.control.clearFaults(engine.agentKey);
+  });
 });

@@ -6,8 +6,21 @@
  *   "probe-reconcile <text>" the same, opting in to reconciliation from receipts
  *   "quiz"                asks a question and replies "answer: <text>" to the answer
  *   "receipt"             sends "watch me", waits for its 'read' receipt, then sends "seen it"
+ *   "slowwait"            waits 2 s for the next message, stays 6 s more, then says what it got
+ *   "probe-malformed"     asks the outbox to send a message without a type (fails with its failure type)
  */
-import { ask, handleMessages, reply, sendText, textOf, waitForReceipt } from '../../workflows';
+import { sleep } from '@temporalio/workflow';
+import {
+  ask,
+  handleMessages,
+  reply,
+  send,
+  sendText,
+  textOf,
+  waitForMessage,
+  waitForReceipt,
+  type OutboundMessage,
+} from '../../workflows';
 import { referenceBot } from '../../workflows/reference-bot';
 
 export { agentWorkflow } from '../../workflows';
@@ -26,6 +39,16 @@ export const onMessage = handleMessages(async (message) => {
     const { messageId } = await sendText('watch me');
     const receipt = await waitForReceipt(messageId, 'read', { timeout: '1 minute' });
     await sendText(receipt ? 'seen it' : 'no receipt');
+    return;
+  }
+  if (text === 'probe-malformed') {
+    await send({ text: { body: 'no type' } } as unknown as OutboundMessage);
+    return;
+  }
+  if (text === 'slowwait') {
+    const got = await waitForMessage({ timeout: '2 seconds' });
+    await sleep('6 seconds');
+    await sendText(got ? `slowwait got ${textOf(got)}` : 'slowwait got nothing');
     return;
   }
   if (text === 'quiz') {

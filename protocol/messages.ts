@@ -1,24 +1,36 @@
 /**
- * Signals, updates and queries of amsflow's workflows, defined once and named for their kind.
+ * Signals, updates and queries between amsflow's workflows and their callers, defined once and
+ * named for their kind. The string names are part of recorded histories: never rename one.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { AgentStateView, Receipt, RoutedMessage, SendOutcome, SendRequest } from './types';
+import type {
+  AgentStateView,
+  Receipt,
+  RoutedMessage,
+  SendOutcome,
+  SendRequest,
+  WaitRequest,
+} from '../workflows/types';
 
-// Agent workflow: what other workflows and clients send it.
+// The agent workflow: what other workflows and clients send it.
 /** Out-of-band send through the outbox; resolves to the outcome. Idempotent by `requestId`. */
 export const sendUpdate = defineUpdate<SendOutcome, [SendRequest]>('amsflow.send');
 /** A workflow's send request; the outcome comes back as {@link sendResultSignal}. */
 export const sendRequestSignal = defineSignal<[SendRequest]>('amsflow.sendRequest');
-/** Register or cancel a workflow's wait for the human's next message. */
-export const waitSignal = defineSignal<[{ workflowId: string; wait: boolean }]>('amsflow.wait');
+/** Registers or ends a workflow's wait for the human's next message. */
+export const waitSignal = defineSignal<[WaitRequest]>('amsflow.wait');
 /** A handler has no first reply to send (it finished or waits): later replies may go. */
 export const releaseSignal = defineSignal<[{ seq: number }]>('amsflow.release');
 /** Show the typing indicator on an inbound message. */
 export const typingSignal = defineSignal<[{ messageId: string }]>('amsflow.typing');
+/** The agent's state for operators (`amsflow state`). */
 export const stateQuery = defineQuery<AgentStateView>('amsflow.state');
 
 // Conversation workflows: what the agent workflow sends them.
+/** The outcome of a {@link sendRequestSignal}. */
 export const sendResultSignal =
   defineSignal<[{ requestId: string; outcome: SendOutcome }]>('amsflow.sendResult');
+/** An inbound message routed to a waiting workflow. */
 export const inboundSignal = defineSignal<[RoutedMessage]>('amsflow.inbound');
+/** A receipt of a message the workflow sent. */
 export const receiptSignal = defineSignal<[Receipt]>('amsflow.receipt');

@@ -1,0 +1,59 @@
+/**
+ * Failure type strings. Only strings survive the trip from an activity to a workflow and from a
+ * workflow to its caller (`ApplicationFailure.type`), so every side matches on these constants.
+ */
+
+/** What an activity throws (`ApplicationFailure.type`). */
+export const ActivityFailureTypes = {
+  /** 429 or 503 (or a refused connection): nothing was sent; retry after `retryAfterMs` or a backoff. */
+  sendRejected: 'SendRejected',
+  /** The outcome of the attempt is unknown; never retried by amsflow unless opted in. */
+  sendAmbiguous: 'AmbiguousSend',
+  /** 4xx (or a local check): the message is wrong. */
+  sendInvalid: 'SendInvalid',
+  /** 401/403: the token or the recipient is wrong. */
+  sendUnauthorized: 'SendUnauthorized',
+  /** A non-send request was rate limited or not accepted (429/503): retry after the hint. */
+  rateLimited: 'RateLimited',
+  /** The token was refused on a non-send request. */
+  unauthorized: 'Unauthorized',
+  /** A non-send request was refused as invalid. */
+  invalidRequest: 'InvalidRequest',
+  /** No client is configured on this worker for the agent key: nothing was sent. */
+  unknownAgent: 'UnknownAgent',
+} as const;
+
+/**
+ * The spelling the activity used for an ambiguous send before both sides shared this module.
+ * Recorded histories may hold it; the outbox treats it (like any unknown failure) as ambiguous.
+ */
+export const LEGACY_SEND_AMBIGUOUS = 'SendAmbiguous';
+
+/** Failures of non-send activities that no retry can cure. */
+export const NON_RETRYABLE_REQUEST_FAILURES: readonly string[] = [
+  ActivityFailureTypes.unauthorized,
+  ActivityFailureTypes.invalidRequest,
+  ActivityFailureTypes.unknownAgent,
+];
+
+/** Stable failure types of a send, as seen by the workflow that asked for it. */
+export const SEND_FAILURE_TYPES = [
+  /** The outcome is unknown (500, dropped connection, read timeout, worker died mid-send): not re-sent. */
+  'AmbiguousSend',
+  /** The service or the local checks refused the message (4xx), or the request itself was malformed. */
+  'SendInvalid',
+  /** The token was refused (401/403), or no worker holds a client for the agent: fix the configuration. */
+  'SendUnauthorized',
+  /** Still rate-limited or not accepted (429/503) after every attempt: nothing was sent. */
+  'SendRejected',
+  /** No recipient is known yet: the human has not written and discovery found none. */
+  'NoRecipient',
+  /** The agent's outbox holds its maximum of queued requests: nothing was sent; try later. */
+  'OutboxFull',
+] as const;
+export type SendFailureType = (typeof SEND_FAILURE_TYPES)[number];
+
+/** What a handler's `ask` failed with when nobody answered in time (kept for `ask`'s callers). */
+export const ASK_TIMEOUT = 'AskTimeout';
+/** What a workflow using the conversation API outside a handler without `useAgent` fails with. */
+export const NO_AGENT_CONTEXT = 'NoAgentContext';

@@ -1,0 +1,39 @@
+/**
+ * The agent workflow's handles on its activities, one per endpoint queue. Every activity is
+ * one attempt (`maximumAttempts: 1`): a retry is the workflow's decision, made through the send
+ * policy, so every request that reaches the service is counted by the window that paces it,
+ * and the retry count and backoff live in workflow state (they survive a worker kill). A send
+ * retried by Temporal after a worker crash would also re-send a message that may have gone.
+ */
+import { proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../../activities';
+import { activityQueue } from '../../protocol/queues';
+import type { Tuning } from './tuning';
+
+export interface AgentActivities {
+  poll: Pick<Activities, 'pollUpdates'>;
+  send: Pick<Activities, 'sendMessage'>;
+  status: Pick<Activities, 'markRead' | 'sendTyping'>;
+}
+
+export function agentActivities(queuePrefix: string, tuning: Tuning): AgentActivities {
+  return {
+    poll: proxyActivities<Activities>({
+      taskQueue: activityQueue(queuePrefix, 'updates'),
+      startToCloseTimeout: `${tuning.pollTimeoutSeconds + 40}s`,
+      heartbeatTimeout: tuning.activityHeartbeatTimeoutMs,
+      retry: { maximumAttempts: 1 },
+    }),
+    send: proxyActivities<Activities>({
+      taskQueue: activityQueue(queuePrefix, 'messages'),
+      startToCloseTimeout: '90s',
+      heartbeatTimeout: tuning.activityHeartbeatTimeoutMs,
+      retry: { maximumAttempts: 1 },
+    }),
+    status: proxyActivities<Activities>({
+      taskQueue: activityQueue(queuePrefix, 'statuses'),
+      startToCloseTimeout: '45s',
+      retry: { maximumAttempts: 1 },
+    }),
+  };
+}

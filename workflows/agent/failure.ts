@@ -1,0 +1,73 @@
+/**
+ * Reads an activity's failure as the agent workflow sees it: its stable type string and details
+ * (an `ApplicationFailure` inside an `ActivityFailure`), then classifies it. The classification
+ * is pure, so each rule (what means "not sent", what is final) has a unit test.
+ */
+import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/common';
+import type { SendFailureDetails } from '../../activities/types';
+import { ActivityFailureTypes as F, NON_RETRYABLE_REQUEST_FAILURES } from '../../protocol/failures';
+import type { SendFailureType } from '../../protocol/failures';
+import type { Rejection } from './send-policy';
+
+export interface FailureInfo {
+  type?: string;
+  message: string;
+  details?: SendFailureDetails;
+  /** The activity timed out (a worker lost mid-request, most likely). */
+  timedOut: boolean;
+}
+
+export function failureInfo(err: unknown): FailureInfo {
+  const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
+  const app = cause instanceof ApplicationFailure ? cause : undefined;
+  return {
+    type: app ? (app.type ?? undefined) : (cause as Error | undefined)?.name,
+    message: cause instanceof Error ? cause.message : String(cause),
+    details: app?.details?.[0] as SendFailureDetails | undefined,
+    timedOut: cause instanceof TimeoutFailure,
+  };
+}
+
+export type SendVerdict =
+  | { kind: 'final'; type: SendFailureType }
+  | { kind: 'rejected'; rejection: Rejection }
+  | { kind: 'ambiguous' };
+
+/**
+ * What a failed send attempt means. Only a 429, a 503 or a refused connection prove nothing was
+ * sent; a refusal of the message or the token is final; a worker with no client for the agent
+ * never made a request. Anything else (500, dropped connection, read timeout, activity timeout,
+ * an unexpected error) may have sent the message.
+ */
+export function sendVerdict(info: FailureInfo): SendVerdict {
+  switch (info.type) {
+    case F.sendInvalid:
+      return { kind: 'final', type: 'SendInvalid' };
+    case F.sendUnauthorized:
+    case F.unauthorized:
+    case F.unknownAgent:
+      return { kind: 'final', type: 'SendUnauthorized' };
+    case F.sendRejected:
+      return {
+        kind: 'rejected',
+        rejection: { status: info.details?.status, retryAfterMs: info.details?.retryAfterMs },
+      };
+    default:
+      return { kind: 'ambiguous' };
+  }
+}
+
+export type RequestVerdict =
+  { kind: 'final' } | { kind: 'rejected'; rejection: Rejection } | { kind: 'transient' };
+
+/** What a failed poll or status request means: refused for good, rate-limited, or transient. */
+export function requestVerdict(info: FailureInfo): RequestVerdict {
+  if (info.type !== undefined && NON_RETRYABLE_REQUEST_FAILURES.includes(info.type)) return { kind: 'final' };
+  if (info.type === F.rateLimited) {
+    return {
+      kind: 'rejected',
+      rejection: { status: info.details?.status ?? 429, retryAfterMs: info.details?.retryAfterMs },
+    };
+  }
+  return { kind: 'transient' };
+}

@@ -1,0 +1,78 @@
+/**
+ * The poll loop's position: the offset (from `next_offset`; the same after 204, 409 or a
+ * failure), whether the first poll (offset 0, timeout 0, which reveals the creator) is done, the
+ * recipient last seen, and the recently dispatched message ids, so a page read again never
+ * dispatches a message twice. Pure.
+ */
+import type { Contact, InboundMessage } from '../types';
+import { BoundedMap } from './bounded-map';
+
+export interface CursorState {
+  offset: number;
+  firstPollDone: boolean;
+  recipient?: string;
+  recentInbound: string[];
+  lastPollStartedAt: number;
+}
+
+export class PollCursor {
+  offset: number;
+  firstPollDone: boolean;
+  recipient: string | undefined;
+  /** Workflow time at which the last completed poll started (a fence for reconciliation). */
+  lastPollStartedAt: number;
+  private readonly recent: BoundedMap<string, true>;
+
+  constructor(recentKept: number, carried?: Partial<CursorState>, recipient?: string) {
+    this.offset = carried?.offset ?? 0;
+    this.firstPollDone = carried?.firstPollDone ?? false;
+    this.recipient = carried?.recipient ?? recipient;
+    this.lastPollStartedAt = carried?.lastPollStartedAt ?? 0;
+    this.recent = new BoundedMap(
+      recentKept,
+      (carried?.recentInbound ?? []).map((id) => [id, true] as const),
+    );
+  }
+
+  /** The long-poll wait of the next poll: 0 for the first (it answers at once with the creator). */
+  timeoutSeconds(pollTimeoutSeconds: number): number {
+    return this.firstPollDone ? pollTimeoutSeconds : 0;
+  }
+
+  /** Takes the recipient a page shows (its last contact, else its last sender). */
+  seePage(page: { contacts: Contact[]; messages: InboundMessage[] }): void {
+    const seen = page.contacts.at(-1)?.wa_id ?? page.messages.at(-1)?.from;
+    if (seen) this.recipient = seen;
+  }
+
+  /** The messages of a page not dispatched before. */
+  fresh(messages: InboundMessage[]): InboundMessage[] {
+    return messages.filter((m) => !this.recent.has(m.id));
+  }
+
+  /** `messageId` has been handed off (recorded in history): never dispatch it again. */
+  dispatched(messageId: string): void {
+    this.recent.set(messageId, true);
+  }
+
+  /** A whole page has been handled: move past it. */
+  advance(nextOffset: number): void {
+    this.offset = nextOffset;
+  }
+
+  /** A poll that started at `startedAt` completed (page, 204 or 409). */
+  completed(startedAt: number): void {
+    this.lastPollStartedAt = startedAt;
+    this.firstPollDone = true;
+  }
+
+  snapshot(): CursorState {
+    return {
+      offset: this.offset,
+      firstPollDone: this.firstPollDone,
+      recipient: this.recipient,
+      recentInbound: [...this.recent.keys()],
+      lastPollStartedAt: this.lastPollStartedAt,
+    };
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * The poll loop: one long poll at a time, paced by the updates window, from the offset in
+ * workflow state; each page's messages are handed off (routed) in arrival order before the
+ * offset moves past them, and its receipts go to the workflows that sent those messages. A
+ * failed poll is retried from the same offset after Retry-After, the 429 ladder or a backoff.
+ */
+import {
+  CancellationScope,
+  ParentClosePolicy,
+  getExternalWorkflowHandle,
+  isCancellation,
+  startChild,
+} from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import type { PollOutput } from '../../activities/types';
+import { handlerWorkflowId } from '../../protocol/ids';
+import { inboundSignal, receiptSignal } from '../../protocol/messages';
+import type { InboundMessage, RoutedMessage, Status } from '../types';
+import { failureInfo, requestVerdict } from './failure';
+import type { AgentRuntime } from './runtime';
+import { FRESH_RETRY_STATE, retryAfterRejection, type RetryState } from './send-policy';
+import type { SignalTracker } from './signal-tracker';
+
+/** The open poll's scope, so continue-as-new can cancel it (its page is read again next run). */
+export interface PollHandle {
+  scope?: CancellationScope;
+}
+
+export async function runPollLoop(
+  rt: AgentRuntime,
+  signals: SignalTracker,
+  handle: PollHandle,
+): Promise<void> {
+  let failures = 0;
+  let retry: RetryState = FRESH_RETRY_STATE;
+  let notBefore: number | undefined;
+  // Runs through draining too (a send being reconciled needs polls); the open poll is cancelled
+  // at continue-as-new.
+  for (;;) {
+    const confirm = await rt.pace(rt.windows.updates, { notBefore });
+    const pollStartedAt = rt.now();
+    let result: PollOutput;
+    try {
+      handle.scope = new CancellationScope();
+      result = await handle.scope.run(() =>
+        rt.acts.poll.pollUpdates({
+          agentKey: rt.agentKey,
+          offset: rt.cursor.offset,
+          limit: rt.tuning.pollLimit,
+          // The first poll of a new agent answers at once, with the creator in `contacts`.
+          timeoutSeconds: rt.cursor.timeoutSeconds(rt.tuning.pollTimeoutSeconds),
+        }),
+      );
+    } catch (err) {
+      if (rt.draining && isCancellation(err)) return;
+      confirm(rt.requestEnd());
+      rt.noteError('poll', err);
+      const verdict = requestVerdict(failureInfo(err));
+      if (verdict.kind === 'rejected') {
+        const next = retryAfterRejection(retry, verdict.rejection, rt.tuning, () => Math.random());
+        retry = next.state;
+        notBefore = rt.now() + next.waitMs;
+      } else {
+        notBefore = rt.now() + Math.min(60_000, 1000 * 2 ** Math.min(failures++, 6));
+      }
+      continue;
+    } finally {
+      handle.scope = undefined;
+    }
+    failures = 0;
+    retry = FRESH_RETRY_STATE;
+    notBefore = undefined;
+    rt.counters.polls++;
+    confirm(rt.requestEnd(result.startedAt));
+    if (result.status === 'page') await processPage(rt, signals, result);
+    // 204: same offset. 409: a poll that outlived its activity, or another program on the
+    // token; harmless, poll again from the same offset.
+    rt.cursor.completed(pollStartedAt);
+  }
+}
+
+async function processPage(
+  rt: AgentRuntime,
+  signals: SignalTracker,
+  page: Extract<PollOutput, { status: 'page' }>,
+): Promise<void> {
+  rt.processingPage = true;
+  rt.cursor.seePage(page);
+  // Every hand-off of the page is issued at once (one workflow task starts all the children);
+  // routing decisions are still taken in arrival order, before the first await of each.
+  const fresh = rt.cursor.fresh(page.messages);
+  await Promise.all(fresh.map((message) => route(rt, message, ++rt.inboundSeq)));
+  for (const message of fresh) {
+    // Only now, with the hand-off recorded in history, may the message leave the buffer.
+    rt.cursor.dispatched(message.id);
+    rt.counters.received++;
+    rt.statuses.addMarkRead(message.id);
+  }
+  for (const status of page.statuses) deliverReceipt(rt, signals, status);
+  rt.cursor.advance(page.nextOffset);
+  rt.processingPage = false;
+}
+
+/** Hands `message` to exactly one place: a waiter that takes it, else a new handler. */
+export async function route(rt: AgentRuntime, message: InboundMessage, seq: number): Promise<void> {
+  for (let waiter = rt.router.take(message); waiter; waiter = rt.router.take(message)) {
+    const routed: RoutedMessage = {
+      message,
+      seq,
+      ...(waiter.waitId === undefined ? {} : { waitId: waiter.waitId }),
+    };
+    try {
+      await getExternalWorkflowHandle(waiter.workflowId).signal(inboundSignal, routed);
+      rt.router.delivered(waiter, routed);
+      return;
+    } catch (err) {
+      // The waiter has closed: forget it and route elsewhere.
+      rt.noteError('route', err);
+      rt.router.forget(waiter.workflowId);
+    }
+  }
+  // Holds later handlers' first replies back until this one has sent its own.
+  rt.order.hold(seq, rt.now());
+  try {
+    await startChild(rt.input.handlerWorkflowType ?? 'onMessage', {
+      workflowId: handlerWorkflowId(rt.agentKey, message.id),
+      taskQueue: rt.input.handlerTaskQueue ?? undefined,
+      args: [{ agentKey: rt.agentKey, agentWorkflowId: rt.workflowId, message, seq }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    });
+  } catch (err) {
+    rt.order.release(seq);
+    // Started before (a replayed page, a run before continue-as-new): already handled.
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+}
+
+function deliverReceipt(rt: AgentRuntime, signals: SignalTracker, status: Status): void {
+  rt.counters.receipts++;
+  const requester = rt.ledger.receive(status, rt.now());
+  if (!requester) return;
+  signals.track(
+    getExternalWorkflowHandle(requester).signal(receiptSignal, {
+      messageId: status.id,
+      status: status.status,
+      timestamp: status.timestamp,
+    }),
+  );
+}

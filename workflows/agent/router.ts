@@ -1,0 +1,124 @@
+/**
+ * Where an inbound message goes: the waiter of the message it quotes (or reacts to), else the
+ * oldest waiter for the next message, else a new handler. Every message reaches exactly one
+ * place: a wait that ends (times out) after a message was routed to it hands that message back
+ * (the waiter names the wait it ends; the router returns what it had routed to that wait), and
+ * a waiter that has closed is forgotten so the message goes on to the next place. Pure.
+ *
+ * Bounds: at most `maxWaiters` registrations; past that the oldest is dropped (its conversation
+ * hears nothing more and ends at its own timeout). The last delivery to each wait is kept for
+ * hand-back for the `ROUTED_KEPT` most recent deliveries: a wait ends within seconds of a
+ * crossing delivery, and a message is up to 16 KB of carried state.
+ */
+import type { InboundMessage, RoutedMessage } from '../types';
+import { BoundedMap } from './bounded-map';
+
+/** A registered wait: a workflow and which of its waits (`waitId`, absent from older callers). */
+export interface Waiter {
+  workflowId: string;
+  waitId?: number;
+}
+
+export interface RouterState {
+  replyWaiters: [string, Waiter | string][];
+  nextWaiters: (Waiter | string)[];
+  routed?: [string, RoutedMessage][];
+}
+
+/** Deliveries remembered for hand-back. */
+export const ROUTED_KEPT = 20;
+
+const asWaiter = (w: Waiter | string): Waiter => (typeof w === 'string' ? { workflowId: w } : w);
+
+export class Router {
+  /** Quoted message id (a question the workflow asked) -> the waiter for a reply to it. */
+  private readonly replyWaiters: BoundedMap<string, Waiter>;
+  /** Waiters for the human's next message, oldest first. */
+  private nextWaiters: Waiter[];
+  /** The last message routed to each workflow's wait, until the workflow waits again or hands it back. */
+  private readonly routed: BoundedMap<string, RoutedMessage>;
+
+  constructor(
+    private readonly maxWaiters: number,
+    carried?: Partial<RouterState>,
+  ) {
+    this.replyWaiters = new BoundedMap(
+      maxWaiters,
+      (carried?.replyWaiters ?? []).map(([id, w]) => [id, asWaiter(w)] as const),
+    );
+    this.nextWaiters = (carried?.nextWaiters ?? []).map(asWaiter).slice(-maxWaiters);
+    this.routed = new BoundedMap(ROUTED_KEPT, carried?.routed ?? []);
+  }
+
+  /** The id a message quotes or reacts to, if any. */
+  static quotedId(message: InboundMessage): string | undefined {
+    return message.context?.id ?? (message.type === 'reaction' ? message.reaction?.message_id : undefined);
+  }
+
+  /**
+   * Registers `waiter` for a reply quoting `questionId` (when given) and, unless `nextToo` is
+   * false, for the human's next message. A new wait of a workflow ends its earlier ones.
+   */
+  register(waiter: Waiter, questionId?: string, nextToo = true): void {
+    this.forget(waiter.workflowId);
+    this.routed.delete(waiter.workflowId);
+    if (questionId) this.replyWaiters.set(questionId, waiter);
+    if (nextToo) {
+      this.nextWaiters.push(waiter);
+      if (this.nextWaiters.length > this.maxWaiters) this.nextWaiters.shift();
+    }
+  }
+
+  /**
+   * Ends `waiter`'s wait. Returns the message routed to that wait before the end arrived, which
+   * the waiter will not take: the caller routes it on.
+   */
+  end(waiter: Waiter): RoutedMessage | undefined {
+    this.forget(waiter.workflowId);
+    const routed = this.routed.get(waiter.workflowId);
+    if (!routed || waiter.waitId === undefined || routed.waitId !== waiter.waitId) return undefined;
+    this.routed.delete(waiter.workflowId);
+    return { message: routed.message, seq: routed.seq };
+  }
+
+  /**
+   * Takes the waiter `message` goes to, or undefined for a new handler. The waiter's
+   * registrations are removed: a wait is served once.
+   */
+  take(message: InboundMessage): Waiter | undefined {
+    const quoted = Router.quotedId(message);
+    const byQuote = quoted ? this.replyWaiters.get(quoted) : undefined;
+    if (byQuote) {
+      this.forget(byQuote.workflowId);
+      return byQuote;
+    }
+    // A reaction answers only the message it reacts to.
+    if (message.type === 'reaction') return undefined;
+    const next = this.nextWaiters[0];
+    if (next) this.forget(next.workflowId);
+    return next;
+  }
+
+  /** Records that `routed` was delivered to `waiter`, so that an end crossing it hands it back. */
+  delivered(waiter: Waiter, routed: RoutedMessage): void {
+    if (waiter.waitId !== undefined) this.routed.set(waiter.workflowId, { ...routed, waitId: waiter.waitId });
+  }
+
+  /** Removes every registration of `workflowId` (its wait ended, was served, or it closed). */
+  forget(workflowId: string): void {
+    this.nextWaiters = this.nextWaiters.filter((w) => w.workflowId !== workflowId);
+    for (const [key, w] of this.replyWaiters) if (w.workflowId === workflowId) this.replyWaiters.delete(key);
+  }
+
+  get counts(): { reply: number; next: number } {
+    return { reply: this.replyWaiters.size, next: this.nextWaiters.length };
+  }
+
+  snapshot(): RouterState {
+    return {
+      replyWaiters: [...this.replyWaiters.entries()],
+      nextWaiters: [...this.nextWaiters],
+      routed: [...this.routed.entries()],
+    };
+  }
+}

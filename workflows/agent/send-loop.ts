@@ -1,0 +1,141 @@
+/**
+ * The outbox loop: takes the next request the outbox allows, sends it (one attempt per
+ * activity, paced by the messages window), retries what the send policy says may be retried,
+ * settles ambiguous attempts only as the request opted in, and hands the outcome back.
+ */
+import { condition, getExternalWorkflowHandle } from '@temporalio/workflow';
+import { sendResultSignal } from '../../protocol/messages';
+import type { SendOutcome } from '../types';
+import { failureInfo, sendVerdict } from './failure';
+import type { Queued } from './outbox';
+import type { AgentRuntime } from './runtime';
+import { FRESH_RETRY_STATE, backoffMs, retryAfterRejection } from './send-policy';
+import type { SignalTracker } from './signal-tracker';
+
+export async function runOutbox(
+  rt: AgentRuntime,
+  signals: SignalTracker,
+  idleTimer: boolean,
+): Promise<never> {
+  const ready = () => rt.outbox.next(rt.order, rt.now(), rt.draining) !== undefined;
+  for (;;) {
+    // Wakes for a held first-reply turn that expires; idle, it costs no workflow task at all.
+    // (`idleTimer`: runs recorded before that rule woke every `orderingGraceMs`.)
+    const expiry = rt.order.nextExpiry(rt.now()) ?? (idleTimer ? rt.tuning.orderingGraceMs : undefined);
+    if (expiry === undefined) await condition(ready);
+    else if (!(await condition(ready, expiry))) continue;
+    // Re-evaluated: another coroutine (draining for continue-as-new) may have run since.
+    const req = rt.outbox.next(rt.order, rt.now(), rt.draining);
+    if (!req) continue;
+    rt.outbox.start(req);
+    const outcome = await sendOne(rt, req);
+    rt.outbox.finish(req, outcome);
+    settle(rt, signals, req, outcome);
+  }
+}
+
+/** Books an outcome: counters, receipt route, the reply wait of a question, and the requester. */
+function settle(rt: AgentRuntime, signals: SignalTracker, req: Queued, outcome: SendOutcome): void {
+  if (outcome.ok) {
+    rt.counters.sent++;
+    rt.ledger.sent(outcome.messageId, req.requester);
+    if (req.requester && req.expectReply) {
+      rt.router.register({ workflowId: req.requester, waitId: req.waitId }, outcome.messageId);
+    }
+  } else {
+    rt.counters.failedSends++;
+  }
+  if (req.via === 'signal' && req.requester) notifyRequester(signals, req.requester, req.requestId, outcome);
+}
+
+export function notifyRequester(
+  signals: SignalTracker,
+  requester: string,
+  requestId: string,
+  outcome: SendOutcome,
+): void {
+  signals.track(getExternalWorkflowHandle(requester).signal(sendResultSignal, { requestId, outcome }));
+}
+
+async function sendOne(rt: AgentRuntime, req: Queued): Promise<SendOutcome> {
+  let retry = FRESH_RETRY_STATE;
+  let notBefore: number | undefined;
+  const random = () => Math.random(); // Seeded per run by the SDK: the same on replay.
+  for (;;) {
+    const { attempts } = retry;
+    if (!rt.cursor.recipient) {
+      await condition(() => rt.cursor.recipient !== undefined || rt.cursor.firstPollDone);
+      if (!rt.cursor.recipient) {
+        return {
+          ok: false,
+          type: 'NoRecipient',
+          message:
+            'No recipient is known yet: the human has not written to this agent, and discovery found none.',
+          attempts,
+        };
+      }
+    }
+    const confirm = await rt.pace(rt.windows.messages, { notBefore });
+    const attemptAt = rt.now();
+    retry = { ...retry, attempts: attempts + 1 };
+    try {
+      const result = await rt.acts.send.sendMessage({
+        agentKey: rt.agentKey,
+        to: rt.cursor.recipient,
+        message: req.message,
+        attemptId: `${req.requestId}#${retry.attempts}`,
+      });
+      confirm(rt.requestEnd(result.startedAt));
+      if (result.recipient) rt.cursor.recipient = result.recipient;
+      rt.ledger.sent(result.messageId);
+      return { ok: true, messageId: result.messageId, attempts: retry.attempts };
+    } catch (err) {
+      const info = failureInfo(err);
+      confirm(rt.requestEnd(info.details?.startedAt));
+      rt.noteError('send', err);
+      const verdict = sendVerdict(info);
+      if (verdict.kind === 'final')
+        return { ok: false, type: verdict.type, message: info.message, attempts: retry.attempts };
+      const mayRetry = retry.attempts < rt.tuning.maxSendAttempts;
+      if (verdict.kind === 'rejected') {
+        if (!mayRetry)
+          return { ok: false, type: 'SendRejected', message: info.message, attempts: retry.attempts };
+        const next = retryAfterRejection(retry, verdict.rejection, rt.tuning, random);
+        retry = next.state;
+        notBefore = rt.now() + next.waitMs;
+        continue;
+      }
+      if (req.retryAmbiguous && mayRetry) {
+        notBefore = rt.now() + backoffMs(retry.transient, rt.tuning, random);
+        retry = { ...retry, transient: retry.transient + 1 };
+        continue;
+      }
+      if (req.reconcileAmbiguous) {
+        const accepted = await reconcile(rt, attemptAt);
+        if (accepted) return { ok: true, messageId: accepted, attempts: retry.attempts };
+        // Proven not accepted: sending it now cannot make a duplicate.
+        if (mayRetry) continue;
+      }
+      const reason = info.timedOut ? 'the send activity timed out (worker lost mid-send?)' : info.message;
+      return {
+        ok: false,
+        type: 'AmbiguousSend',
+        message: `It is unknown whether the message was sent (${reason}); it was not sent again.`,
+        attempts: retry.attempts,
+      };
+    }
+  }
+}
+
+/**
+ * Decides an ambiguous attempt from the service's own receipts (see `ReceiptLedger.claimable`).
+ * If no 'sent' receipt has appeared once `reconcileSettleMs` have passed and a later poll has
+ * read the sequence, the attempt was not accepted. Returns the accepted message id, or undefined.
+ */
+async function reconcile(rt: AgentRuntime, attemptAt: number): Promise<string | undefined> {
+  const fence = rt.now() + rt.tuning.reconcileSettleMs;
+  await condition(() => rt.ledger.claimable(attemptAt) !== undefined || rt.cursor.lastPollStartedAt >= fence);
+  const accepted = rt.ledger.claimable(attemptAt);
+  if (accepted) rt.ledger.claim(accepted);
+  return accepted;
+}

@@ -1,0 +1,29 @@
+/**
+ * The shape check of a send request, at the outbox's edge. Pure: the `send` update's validator
+ * rejects a bad request before it enters history, and a bad `sendRequest` signal is answered
+ * with a `SendInvalid` outcome instead of being dropped.
+ */
+import type { SendOutcome, SendRequest } from '../types';
+
+/** Why `req` is not a usable send request, or undefined when it is. */
+export function sendRequestProblem(req: unknown): string | undefined {
+  if (typeof req !== 'object' || req === null) return 'a send request must be an object';
+  const r = req as Partial<SendRequest>;
+  if (typeof r.requestId !== 'string' || r.requestId.length === 0)
+    return 'a send request needs a non-empty requestId';
+  if (typeof r.message !== 'object' || r.message === null || typeof r.message.type !== 'string') {
+    return 'a send request needs a message with a type';
+  }
+  if (r.requester !== undefined && typeof r.requester !== 'string') return 'requester must be a workflow id';
+  return undefined;
+}
+
+/** The outcome a malformed request gets: it was not sent. */
+export function invalidRequestOutcome(problem: string): SendOutcome {
+  return {
+    ok: false,
+    type: 'SendInvalid',
+    message: `Malformed send request: ${problem}; nothing was sent.`,
+    attempts: 0,
+  };
+}

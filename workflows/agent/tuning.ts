@@ -1,0 +1,37 @@
+/**
+ * Defaults of the agent workflow's tuning (`AgentTuning`). The spec's limits stay the defaults;
+ * tests shorten windows and timeouts through the same fields.
+ */
+import type { AgentTuning } from '../types';
+
+export type Tuning = Required<AgentTuning>;
+
+export const DEFAULT_TUNING: Tuning = {
+  pollTimeoutSeconds: 25,
+  pollLimit: 50,
+  pacingMarginMs: 100,
+  rateLimitBackoffMs: 5000,
+  backoffBaseMs: 500,
+  backoffMaxMs: 30_000,
+  // The spec allows three retries after a retryable failure: four attempts in all.
+  maxSendAttempts: 4,
+  orderingGraceMs: 30_000,
+  continueAsNewAfterEvents: 4000,
+  recentIdsKept: 1000,
+  activityHeartbeatTimeoutMs: 10_000,
+  reconcileSettleMs: 60_000,
+  maxQueuedSends: 500,
+  maxQueuedSendBytes: 512 * 1024,
+  maxWaiters: 200,
+  maxPendingMarkRead: 500,
+  markReadGiveUpMs: 3_600_000,
+  maxQueuedTyping: 5,
+};
+
+export function resolveTuning(tuning: AgentTuning | undefined): Tuning {
+  const resolved = { ...DEFAULT_TUNING };
+  for (const [key, value] of Object.entries(tuning ?? {})) {
+    if (value !== undefined) (resolved as Record<string, number>)[key] = value as number;
+  }
+  return resolved;
+}

@@ -1,0 +1,148 @@
+/**
+ * The agent workflow, one per agent (`agent:<agentKey>`): wiring only. It builds its parts from
+ * the carried state (`AgentRuntime`), runs the poll, outbox and status loops, answers the
+ * signals, update and query of the protocol, and continues as new before its history grows
+ * large, carrying everything in flight. Each rule lives in its part; see `workflows/README.md`.
+ */
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  patched,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import {
+  releaseSignal,
+  sendRequestSignal,
+  sendUpdate,
+  stateQuery,
+  typingSignal,
+  waitSignal,
+} from '../../protocol/messages';
+import type { AgentStateView, AgentWorkflowInput, SendRequest } from '../types';
+import { runPollLoop, route, type PollHandle } from './poll-loop';
+import { AgentRuntime } from './runtime';
+import { notifyRequester, runOutbox } from './send-loop';
+import { invalidRequestOutcome, sendRequestProblem } from './send-request';
+import { SignalTracker } from './signal-tracker';
+import { runStatusLoop } from './status-loop';
+
+/** Patch ids: behaviour that differs from runs recorded before the rule changed. */
+const PATCH_IDLE_OUTBOX_SLEEPS = 'amsflow-idle-outbox-sleeps';
+const PATCH_WINDOW_ONE_CLOCK = 'amsflow-window-one-clock';
+
+export async function agentWorkflow(input: AgentWorkflowInput): Promise<void> {
+  // Runs recorded before this rule woke the idle outbox every `orderingGraceMs`.
+  const idleTimer = !patched(PATCH_IDLE_OUTBOX_SLEEPS);
+  const rt = new AgentRuntime(input);
+  // Runs recorded before this rule fed the windows the worker's clock.
+  rt.legacyWorkerClock = !patched(PATCH_WINDOW_ONE_CLOCK);
+  const signals = new SignalTracker();
+  const poll: PollHandle = {};
+  registerHandlers(rt, signals);
+
+  // Every loop has an owner: a loop that fails fails this workflow task, visibly, instead of
+  // rejecting unhandled while the others go on.
+  const failed = new Promise<never>((_, reject) => {
+    runOutbox(rt, signals, idleTimer).catch(reject);
+    runPollLoop(rt, signals, poll).catch(reject);
+  });
+  const statusDone = runStatusLoop(rt);
+  const watch = <T>(step: Promise<T>): Promise<T> => Promise.race([step, failed]);
+
+  await watch(
+    condition(
+      () =>
+        workflowInfo().continueAsNewSuggested ||
+        workflowInfo().historyLength >= rt.tuning.continueAsNewAfterEvents,
+    ),
+  );
+  rt.draining = true;
+  await watch(statusDone);
+  await watch(
+    condition(
+      () =>
+        !rt.outbox.sending &&
+        !rt.outbox.hasUpdateCallers &&
+        !rt.processingPage &&
+        allHandlersFinished() &&
+        signals.size === 0,
+    ),
+  );
+  poll.scope?.cancel();
+  await continueAsNew<typeof agentWorkflow>({ ...input, carried: rt.collect() });
+}
+
+function registerHandlers(rt: AgentRuntime, signals: SignalTracker): void {
+  const enqueue = (req: SendRequest, via: 'update' | 'signal') => {
+    const taken = rt.outbox.enqueue(req, via, rt.inboundSeq);
+    // A handler's first request ends its hold on later handlers' first replies.
+    if (taken !== 'duplicate' && req.handlerSeq !== undefined) rt.order.release(req.handlerSeq);
+    if (typeof taken === 'object' && via === 'signal' && req.requester) {
+      notifyRequester(signals, req.requester, req.requestId, taken.refused);
+    }
+  };
+
+  setHandler(
+    sendUpdate,
+    async (req) => {
+      enqueue(req, 'update');
+      await condition(() => rt.outbox.outcomes.has(req.requestId));
+      return rt.outbox.outcomes.get(req.requestId)!;
+    },
+    {
+      validator: (req) => {
+        const problem = sendRequestProblem(req);
+        if (problem) throw new Error(problem);
+      },
+    },
+  );
+
+  setHandler(sendRequestSignal, (req) => {
+    const problem = sendRequestProblem(req);
+    if (problem) {
+      // Nobody to answer without a requester; with one, it must not wait forever.
+      const requester = (req as Partial<SendRequest> | null)?.requester;
+      const requestId = (req as Partial<SendRequest> | null)?.requestId;
+      if (typeof requester === 'string' && typeof requestId === 'string') {
+        notifyRequester(signals, requester, requestId, invalidRequestOutcome(problem));
+      }
+      rt.noteError('send', new Error(problem));
+      return;
+    }
+    const known = rt.outbox.outcomes.get(req.requestId);
+    if (known && req.requester) notifyRequester(signals, req.requester, req.requestId, known);
+    else enqueue(req, 'signal');
+  });
+
+  setHandler(waitSignal, async ({ workflowId, wait, waitId }) => {
+    if (wait) {
+      rt.router.register({ workflowId, waitId }, undefined);
+      return;
+    }
+    // A wait that ended after a message was routed to it hands the message back.
+    const back = rt.router.end({ workflowId, waitId });
+    if (back) await route(rt, back.message, back.seq);
+  });
+
+  setHandler(releaseSignal, ({ seq }) => rt.order.release(seq));
+
+  setHandler(typingSignal, ({ messageId }) => rt.statuses.addTyping(messageId));
+
+  setHandler(stateQuery, (): AgentStateView => ({
+    agentKey: rt.agentKey,
+    generation: rt.generation,
+    offset: rt.cursor.offset,
+    recipientKnown: rt.cursor.recipient !== undefined,
+    queueLength: rt.outbox.length,
+    sending: rt.outbox.sending?.requestId,
+    waiters: rt.router.counts,
+    pendingMarkRead: rt.statuses.pendingMarkRead,
+    dropped: { markRead: rt.statuses.dropped, receipts: rt.ledger.dropped },
+    historyLength: workflowInfo().historyLength,
+    draining: rt.draining,
+    lastError: rt.lastError,
+    counters: rt.counters,
+  }));
+}
