@@ -1,122 +1,121 @@
 /**
  * Every inbound message reaches exactly one place, even when a wait ends while a message is
- * being routed to it. The agent and the handlers run on separate in-process workers (so a slow
- * agent task does not hold the handlers back); an interceptor makes the agent's task that routes
- * "echo crossing" slow, so the handler's wait times out and its end reaches the agent after the
- * agent routed the message to that wait.
+ * being routed to it. The agent runs in a real worker process whose workflow code carries a
+ * test interceptor that makes the task routing "echo crossing" take about four seconds (as a
+ * busy worker would; TEMPORAL_DEBUG lifts the deadlock guard in that process only). The
+ * handlers run on their own task queue in this process, so meanwhile the handler's wait times
+ * out and its end reaches the agent after the agent routed the message to that wait.
  */
-import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Worker, bundleWorkflowCode } from '@temporalio/worker';
-import { createActivities } from '../../activities';
-import { MessagingClient } from '../../messaging/client';
 import { resolveLimits } from '../../messaging/limits';
-import { activityQueue, agentWorkflowId, handlerWorkflowId } from '../../protocol';
-import { startSimulator, type RunningSimulator } from '../../simulator';
+import { agentWorkflowId, handlerWorkflowId } from '../../protocol';
 import { agentWorkflow } from '../../workflows';
-import { connectDevServer, waitFor } from '../support/temporal';
+import { bundle, connectDevServer, waitFor } from '../support/temporal';
+import { Engine } from './support';
 
-jest.setTimeout(120_000);
+jest.setTimeout(150_000);
+
+const quiet = {
+  log: () => undefined,
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};
 
 describe('routing across a wait that ends', () => {
-  let sim: RunningSimulator;
-  let temporal: Awaited<ReturnType<typeof connectDevServer>>;
-  const workers: Worker[] = [];
-  const running: Promise<void>[] = [];
-  const agentKey = `r${randomUUID().slice(0, 8)}`;
-  const token = `token-${randomUUID()}`;
-  const queue = `routing-${agentKey}`;
-  const handlerQueue = `${queue}-handlers`;
-  const limits = resolveLimits({ windowMs: 2000 });
-
-  beforeAll(async () => {
-    sim = await startSimulator({
-      port: 0,
-      limits: { windowMs: 2000 },
-      agents: [{ id: agentKey, token, creator: 'user:77', creatorName: 'Tester' }],
-    });
-    temporal = await connectDevServer();
-    const client = new MessagingClient({
-      token,
-      baseUrl: sim.url,
-      rateLimit: false,
-      maxRetries: 0,
-      autoDiscover: false,
-      limits,
-    });
-    const activities = createActivities(new Map([[agentKey, client]]));
-    const workflowBundle = await bundleWorkflowCode({
-      workflowsPath: require.resolve('./workflows'),
-      workflowInterceptorModules: [require.resolve('./slow-routing-interceptor')],
-      logger: {
-        log: () => undefined,
-        trace: () => undefined,
-        debug: () => undefined,
-        info: () => undefined,
-        warn: () => undefined,
-        error: () => undefined,
-      },
-    });
-    const base = { connection: temporal.nativeConnection, namespace: 'default' };
-    // The agent's worker is slow on purpose: no deadlock detection there.
-    workers.push(await Worker.create({ ...base, taskQueue: queue, workflowBundle, debugMode: true }));
-    workers.push(await Worker.create({ ...base, taskQueue: handlerQueue, workflowBundle }));
-    for (const endpoint of ['updates', 'messages', 'statuses'] as const) {
-      workers.push(await Worker.create({ ...base, taskQueue: activityQueue(queue, endpoint), activities }));
-    }
-    running.push(...workers.map((w) => w.run()));
-    await temporal.client.workflow.start(agentWorkflow, {
-      workflowId: agentWorkflowId(agentKey),
-      taskQueue: queue,
-      workflowTaskTimeout: '60s',
-      args: [{ agentKey, limits, handlerTaskQueue: handlerQueue, tuning: { pollTimeoutSeconds: 2 } }],
-    });
-  });
+  let engine: Engine | undefined;
+  let handlers: Worker | undefined;
+  let handlersRunning: Promise<void> | undefined;
+  let closeTemporal: (() => Promise<void>) | undefined;
 
   afterAll(async () => {
-    await temporal?.client.workflow
-      .getHandle(agentWorkflowId(agentKey))
-      .terminate('test over')
-      .catch(() => undefined);
-    for (const w of workers) w.shutdown();
-    await Promise.allSettled(running);
-    await temporal?.close();
-    await sim?.close();
+    handlers?.shutdown();
+    await handlersRunning;
+    await engine?.close();
+    await closeTemporal?.();
   });
 
-  const human = async (body: string) =>
-    (await sim.control.human({ agent: agentKey, type: 'text', text: { body } })).id;
-  const sentTexts = async () =>
-    (await sim.control.transcript({ agent: agentKey })).sent.map(
-      (s) => (s.body as { text?: { body?: string } }).text?.body ?? `<${s.type}>`,
-    );
-
   it('hands a message routed to a wait that timed out back to a new handler: delivered once, never lost', async () => {
-    const agent = temporal.client.workflow.getHandle(agentWorkflowId(agentKey));
+    const slowBundle = await bundleWorkflowCode({
+      workflowsPath: require.resolve('./workflows'),
+      workflowInterceptorModules: [require.resolve('./slow-routing-interceptor')],
+      logger: quiet,
+    });
+    const bundlePath = join(mkdtempSync(join(tmpdir(), 'amsflow-bundle-')), 'slow.js');
+    writeFileSync(bundlePath, slowBundle.code);
+    engine = await new Engine(bundlePath, { windowMs: 2000 }).start();
+    const temporal = await connectDevServer();
+    closeTemporal = temporal.close;
+
+    // Handlers on their own queue, served here: the agent's slow task does not hold them back.
+    const handlerQueue = `${engine.taskQueue}-handlers`;
+    handlers = await Worker.create({
+      connection: temporal.nativeConnection,
+      taskQueue: handlerQueue,
+      workflowBundle: await bundle(require.resolve('./workflows')),
+      debugMode: false,
+    });
+    handlersRunning = handlers.run();
+    // Started before the worker, which then keeps it (ensureAgent uses the running workflow).
+    await engine.client.workflow.start(agentWorkflow, {
+      workflowId: agentWorkflowId(engine.agentKey),
+      taskQueue: engine.taskQueue,
+      workflowTaskTimeout: '60s',
+      args: [
+        {
+          agentKey: engine.agentKey,
+          limits: resolveLimits({ windowMs: 2000 }),
+          handlerTaskQueue: handlerQueue,
+          tuning: { pollTimeoutSeconds: 2, activityHeartbeatTimeoutMs: 3000 },
+        },
+      ],
+    });
+    process.env.TEMPORAL_DEBUG = '1';
+    try {
+      await engine.startWorker();
+    } finally {
+      delete process.env.TEMPORAL_DEBUG;
+    }
+    const sim = engine.sim;
+    const agentKey = engine.agentKey;
+    const agent = engine.client.workflow.getHandle(agentWorkflowId(agentKey));
     await waitFor(
       'the agent to poll',
       async () => (await sim.control.transcript({ agent: agentKey })).counts.requests.updates > 0,
     );
-    const waitingId = await human('slowwait');
+
+    const waitingId = await engine.human('slowwait');
     await waitFor('the handler to wait for the next message', async () => {
       const state = await agent.query<{ waiters: { next: number } }>('amsflow.state');
       return state.waiters.next === 1;
     });
-    const crossingId = await human('echo crossing');
+    const crossingId = await engine.human('echo crossing');
 
     await waitFor(
       'the crossing message answered and the waiter finished',
       async () => {
-        const texts = await sentTexts();
-        return texts.includes('crossing') && texts.includes('slowwait got nothing');
+        const texts = await engine!.sentTexts();
+        return texts.includes('crossing') && texts.some((t) => t.startsWith('slowwait got'));
       },
-      { timeoutMs: 60_000 },
-    );
-    const texts = await sentTexts();
+      { timeoutMs: 90_000 },
+    ).catch(async (err: Error) => {
+      const state = await agent.query('amsflow.state').catch(String);
+      const waiter = await engine!.client.workflow.getHandle(handlerWorkflowId(agentKey, waitingId)).describe().catch(String);
+      throw new Error(
+        `${err.message}\nsent: ${(await engine!.sentTexts()).join('|')}\nstate: ${JSON.stringify(state)}\nwaiter: ${JSON.stringify((waiter as { status?: unknown }).status ?? waiter)}`,
+      );
+    });
+    const texts = await engine.sentTexts();
     expect(texts.filter((t) => t === 'crossing')).toHaveLength(1);
     expect(texts.filter((t) => t.startsWith('slowwait got'))).toEqual(['slowwait got nothing']);
 
     // The crossing really happened: the message was signalled to the waiter after its wait ended...
-    const history = await temporal.client.workflow
+    const history = await engine.client.workflow
       .getHandle(handlerWorkflowId(agentKey, waitingId))
       .fetchHistory();
     const inbound = history.events!.filter(
@@ -124,7 +123,7 @@ describe('routing across a wait that ends', () => {
     );
     expect(inbound).toHaveLength(1);
     // ...and a new handler answered it instead.
-    const rerouted = await temporal.client.workflow
+    const rerouted = await engine.client.workflow
       .getHandle(handlerWorkflowId(agentKey, crossingId))
       .describe();
     expect(rerouted.status.name).toBe('COMPLETED');

@@ -109,14 +109,15 @@ export async function route(rt: AgentRuntime, message: InboundMessage, seq: numb
       seq,
       ...(waiter.waitId === undefined ? {} : { waitId: waiter.waitId }),
     };
+    // Recorded before the signal: an end of this wait processed meanwhile hands the message back.
+    rt.router.delivered(waiter, routed);
     try {
       await getExternalWorkflowHandle(waiter.workflowId).signal(inboundSignal, routed);
-      rt.router.delivered(waiter, routed);
       return;
     } catch (err) {
-      // The waiter has closed: forget it and route elsewhere.
+      // The waiter has closed: route elsewhere, unless its end already handed the message back.
       rt.noteError('route', err);
-      rt.router.forget(waiter.workflowId);
+      if (!rt.router.undeliverable(waiter.workflowId, seq, waiter.waitId)) return;
     }
   }
   // Holds later handlers' first replies back until this one has sent its own.

@@ -99,9 +99,26 @@ export class Router {
     return next;
   }
 
-  /** Records that `routed` was delivered to `waiter`, so that an end crossing it hands it back. */
+  /**
+   * Records that `routed` is being delivered to `waiter`, before the delivery is issued: an end
+   * of that wait processed while the delivery is in flight must find it and hand it back.
+   */
   delivered(waiter: Waiter, routed: RoutedMessage): void {
     if (waiter.waitId !== undefined) this.routed.set(waiter.workflowId, { ...routed, waitId: waiter.waitId });
+  }
+
+  /**
+   * The delivery of arrival `seq` to `workflowId` failed (the workflow has closed). Returns true
+   * when the message is still the caller's to route on, false when an end of the wait already
+   * handed it back (and so routed it on).
+   */
+  undeliverable(workflowId: string, seq: number, waitId: number | undefined): boolean {
+    this.forget(workflowId);
+    if (waitId === undefined) return true;
+    const routed = this.routed.get(workflowId);
+    if (routed?.seq !== seq) return false;
+    this.routed.delete(workflowId);
+    return true;
   }
 
   /** Removes every registration of `workflowId` (its wait ended, was served, or it closed). */

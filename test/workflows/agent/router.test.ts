@@ -59,6 +59,26 @@ describe('router', () => {
     expect(router.end({ workflowId: 'w', waitId: 3 })).toBeUndefined();
   });
 
+  it('hands back a delivery still in flight when the end is processed first, and only once', () => {
+    const router = new Router(100);
+    router.register({ workflowId: 'w', waitId: 1 });
+    const message = text('m1', 'x');
+    const waiter = router.take(message)!;
+    router.delivered(waiter, { message, seq: 4, waitId: 1 });
+    expect(router.end({ workflowId: 'w', waitId: 1 })).toEqual({ message, seq: 4 });
+    // The signal then fails (the workflow closed): the message was already routed on.
+    expect(router.undeliverable('w', 4, 1)).toBe(false);
+  });
+
+  it('leaves an undeliverable message to the caller when no end handed it back', () => {
+    const router = new Router(100);
+    router.register({ workflowId: 'w', waitId: 1 });
+    const message = text('m1', 'x');
+    router.delivered(router.take(message)!, { message, seq: 4, waitId: 1 });
+    expect(router.undeliverable('w', 4, 1)).toBe(true);
+    expect(router.end({ workflowId: 'w', waitId: 1 })).toBeUndefined();
+  });
+
   it('hands back nothing when the wait ended before anything was routed to it', () => {
     const router = new Router(100);
     router.register({ workflowId: 'w', waitId: 1 });
