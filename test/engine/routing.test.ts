@@ -105,7 +105,10 @@ describe('routing across a wait that ends', () => {
       { timeoutMs: 90_000 },
     ).catch(async (err: Error) => {
       const state = await agent.query('amsflow.state').catch(String);
-      const waiter = await engine!.client.workflow.getHandle(handlerWorkflowId(agentKey, waitingId)).describe().catch(String);
+      const waiter = await engine!.client.workflow
+        .getHandle(handlerWorkflowId(agentKey, waitingId))
+        .describe()
+        .catch(String);
       throw new Error(
         `${err.message}\nsent: ${(await engine!.sentTexts()).join('|')}\nstate: ${JSON.stringify(state)}\nwaiter: ${JSON.stringify((waiter as { status?: unknown }).status ?? waiter)}`,
       );
