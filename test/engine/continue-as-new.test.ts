@@ -70,6 +70,6 @@ describe('continue-as-new', () => {
     }
     expect(carried.some((c) => c.queue.length > 0)).toBe(true);
     expect(carried.some((c) => c.replyWaiters.length > 0 && c.nextWaiters.length > 0)).toBe(true);
-    await recordHistory(engine.client.workflow.getHandle(engine.agentWorkflowId), 'agent-continued');
+    await recordHistory(engine.client.workflow.getHandle(engine.agentWorkflowId), 'agent-continued-v2');
   }, 240_000);
 });
