@@ -18,6 +18,7 @@ import { resolveTemporalBinaries } from '../scripts/temporal-binaries';
 import { startSimulator, type RunningSimulator } from '../simulator';
 import { activityQueue, type Endpoint } from '../protocol/queues';
 import type { WorkerConfig } from './config';
+import { workflowBundlerOptions } from './bundling';
 import { startDevServer, type RunningDevServer } from './dev-server';
 
 export interface RunningAmsflow {
@@ -156,7 +157,7 @@ export async function runAmsflow(
         stickyQueueScheduleToStartTimeout: '3s',
         ...(config.workflowBundlePath
           ? { workflowBundle: { codePath: config.workflowBundlePath } }
-          : { workflowsPath: config.workflowsPath }),
+          : { workflowsPath: config.workflowsPath, bundlerOptions: workflowBundlerOptions() }),
       }),
     ];
     for (const queue of ENDPOINT_QUEUES) {

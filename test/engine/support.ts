@@ -33,6 +33,8 @@ export interface WorkerProcess {
 
 export interface EngineOptions {
   windowMs: number;
+  /** A workflow module for the worker to bundle itself (`AMSFLOW_WORKFLOWS`) instead of the suite's bundle. */
+  workflows?: string;
   tuning?: AgentTuning;
   simulator?: Omit<SimulatorOptions, 'agents' | 'port'>;
 }
@@ -82,7 +84,9 @@ export class Engine {
       AMSFLOW_AGENT: this.agentKey,
       TEMPORAL_ADDRESS: devServerAddress(),
       AMSFLOW_TASK_QUEUE: this.taskQueue,
-      AMSFLOW_WORKFLOW_BUNDLE: this.bundlePath,
+      ...(this.options.workflows
+        ? { AMSFLOW_WORKFLOWS: this.options.workflows }
+        : { AMSFLOW_WORKFLOW_BUNDLE: this.bundlePath }),
       AMSFLOW_LIMITS: JSON.stringify({ windowMs: this.options.windowMs }),
       AMSFLOW_TUNING: JSON.stringify({
         pollTimeoutSeconds: 2,

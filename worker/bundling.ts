@@ -1,0 +1,33 @@
+/**
+ * How the worker bundles a bot's workflow module. A bot imports amsflow's workflow API as
+ * `amsflow/workflows`; inside this repository (a fresh clone, no build) that name has no
+ * `dist/` to resolve to, so the bundler is pointed at the API next to this file: the TypeScript
+ * sources when the worker runs from them, the compiled `dist/workflows` when it runs from an
+ * installed package. Either way the bot is bundled against the same engine as the worker, and
+ * a bot kept outside the project finds the Temporal workflow library the worker itself uses.
+ */
+import { dirname, resolve } from 'node:path';
+import type { WorkerOptions } from '@temporalio/worker';
+
+/** The module `amsflow/workflows` names for this worker. */
+export const WORKFLOW_API_PATH = resolve(__dirname, '..', 'workflows', 'index');
+
+/** The node_modules folder holding the `@temporalio/workflow` this worker runs. */
+const OWN_MODULES = resolve(dirname(require.resolve('@temporalio/workflow/package.json')), '..', '..');
+
+/** Bundler options that resolve `amsflow/workflows` to this worker's own workflow API. */
+export function workflowBundlerOptions(): NonNullable<WorkerOptions['bundlerOptions']> {
+  return {
+    webpackConfigHook: (config) => ({
+      ...config,
+      resolve: {
+        ...config.resolve,
+        modules: [...(config.resolve?.modules ?? ['node_modules']), OWN_MODULES],
+        alias: {
+          ...(config.resolve?.alias as Record<string, string> | undefined),
+          'amsflow/workflows$': WORKFLOW_API_PATH,
+        },
+      },
+    }),
+  };
+}
