@@ -5,6 +5,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type {
   AgentStateView,
+  LateMessage,
   Receipt,
   RoutedMessage,
   SendOutcome,
@@ -32,5 +33,7 @@ export const sendResultSignal =
   defineSignal<[{ requestId: string; outcome: SendOutcome }]>('amsflow.sendResult');
 /** An inbound message routed to a waiting workflow. */
 export const inboundSignal = defineSignal<[RoutedMessage]>('amsflow.inbound');
+/** A human's answer to a question of the workflow whose wait had already timed out. */
+export const lateSignal = defineSignal<[LateMessage]>('amsflow.late');
 /** A receipt of a message the workflow sent. */
 export const receiptSignal = defineSignal<[Receipt]>('amsflow.receipt');

@@ -3,20 +3,53 @@
  * receipt, show typing. Every send goes through the agent workflow's outbox as a signal with a
  * deterministic request id; the outcome and the receipts come back as signals.
  */
-import { ApplicationFailure, condition, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  getExternalWorkflowHandle,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Duration } from '@temporalio/common';
 import { ASK_TIMEOUT } from '../protocol/failures';
 import { agentWorkflowId } from '../protocol/ids';
-import { releaseSignal, sendRequestSignal, typingSignal, waitSignal } from '../protocol/messages';
+import { lateSignal, releaseSignal, sendRequestSignal, typingSignal, waitSignal } from '../protocol/messages';
 import { textMessage, type TextMessageOptions } from './builders';
 import { current, hasConversation, open, rank, type Conversation } from './conversation-state';
 import type { HandlerInput, InboundMessage, OutboundMessage, Receipt } from './types';
 
-export { isText, textOf } from './text';
+import { EXPIRED_QUESTION_TEXT } from './text';
+
+export { EXPIRED_QUESTION_TEXT, isText, textOf } from './text';
+
+/**
+ * What a conversation does with a late answer: a message quoting (or reacting to) one of its
+ * questions after that question's wait timed out. It is never handed to a new handler.
+ */
+export type LateHandler = (message: InboundMessage, questionId: string) => Promise<void>;
+
+export interface ConversationOptions {
+  /**
+   * Called with each late answer while this workflow runs. Default: answer it, quoting, with
+   * "That question has expired." (reactions get no answer). After the workflow has ended, the
+   * agent gives that answer itself.
+   */
+  onLate?: LateHandler;
+}
+
+function handleLate(options: ConversationOptions): void {
+  setHandler(lateSignal, async ({ message, questionId }) => {
+    if (options.onLate) await options.onLate(message, questionId);
+    else if (message.type !== 'reaction') await reply(message, EXPIRED_QUESTION_TEXT);
+  });
+}
 
 /** Lets a workflow that is not a message handler (a reminder, an approval) talk as `agentKey`. */
-export function useAgent(agentKey: string): void {
-  if (!hasConversation()) open(agentWorkflowId(agentKey));
+export function useAgent(agentKey: string, options: ConversationOptions = {}): void {
+  if (hasConversation()) return;
+  open(agentWorkflowId(agentKey));
+  handleLate(options);
 }
 
 /** A message handler: what the agent workflow starts for each inbound message nobody waits for. */
@@ -25,15 +58,23 @@ export type MessageHandler = (message: InboundMessage) => Promise<void>;
 /**
  * Turns a function into a handler workflow. Export it under the agent's handler workflow type
  * (default `onMessage`): `export const onMessage = handleMessages(async (msg) => { ... })`.
+ * `options.onLate` handles answers to this conversation's questions that arrive after their
+ * wait timed out (default: "That question has expired.").
  */
-export function handleMessages(handler: MessageHandler): (input: HandlerInput) => Promise<void> {
+export function handleMessages(
+  handler: MessageHandler,
+  options: ConversationOptions = {},
+): (input: HandlerInput) => Promise<void> {
   return async (input: HandlerInput): Promise<void> => {
     open(input.agentWorkflowId, input.seq);
+    handleLate(options);
     try {
       await handler(input.message);
     } finally {
       await release();
     }
+    // A late answer being handled when the handler returns is finished first.
+    await condition(allHandlersFinished);
   };
 }
 

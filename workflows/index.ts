@@ -5,6 +5,7 @@
  */
 export { agentWorkflow } from './agent/workflow';
 export {
+  EXPIRED_QUESTION_TEXT,
   ask,
   handleMessages,
   isText,
@@ -19,6 +20,8 @@ export {
 } from './conversation';
 export type {
   AskOptions,
+  ConversationOptions,
+  LateHandler,
   MessageHandler,
   SendOptions,
   SentMessage,

@@ -1,5 +1,5 @@
 /**
- * Reading inbound messages: pure helpers, usable in workflow code and outside it.
+ * Texts of messages and the fixed texts amsflow says: pure, usable in workflow code and outside.
  */
 import type { InboundMessage } from './types';
 
@@ -13,3 +13,6 @@ export function isText(message: InboundMessage, pattern?: RegExp): boolean {
   const text = textOf(message);
   return text !== undefined && (pattern === undefined || pattern.test(text));
 }
+
+/** What a late answer to a timed-out question gets, quoting it, unless its conversation handles it. */
+export const EXPIRED_QUESTION_TEXT = 'That question has expired.';

@@ -72,6 +72,14 @@ export interface HandlerInput {
   seq: number;
 }
 
+/** A human's answer to a question whose wait had timed out, sent to the conversation that asked. */
+export interface LateMessage {
+  message: InboundMessage;
+  seq: number;
+  /** The question it quotes or reacts to. */
+  questionId: string;
+}
+
 /** An inbound message routed to a workflow that was waiting for it. */
 export interface RoutedMessage {
   message: InboundMessage;

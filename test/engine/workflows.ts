@@ -8,6 +8,8 @@
  *   "receipt"             sends "watch me", waits for its 'read' receipt, then sends "seen it"
  *   "slowwait"            waits 2 s for the next message, stays 6 s more, then says what it got
  *   "probe-malformed"     asks the outbox to send a message without a type (fails with its failure type)
+ *   "quickquiz"           asks "Quick question?" (2 s timeout), says "too slow" and ends
+ *   "slowquiz"            the same, then stays 20 s; its late answers get "late: <text>" (onLate)
  */
 import { sleep } from '@temporalio/workflow';
 import {
@@ -25,36 +27,52 @@ import { referenceBot } from '../../workflows/reference-bot';
 
 export { agentWorkflow } from '../../workflows';
 
-export const onMessage = handleMessages(async (message) => {
-  const text = textOf(message) ?? '';
-  const probe = /^probe(-retry|-reconcile)? ([\s\S]+)$/.exec(text);
-  if (probe) {
-    await sendText(probe[2], {
-      retryAmbiguous: probe[1] === '-retry',
-      reconcileAmbiguous: probe[1] === '-reconcile',
-    });
-    return;
-  }
-  if (text === 'receipt') {
-    const { messageId } = await sendText('watch me');
-    const receipt = await waitForReceipt(messageId, 'read', { timeout: '1 minute' });
-    await sendText(receipt ? 'seen it' : 'no receipt');
-    return;
-  }
-  if (text === 'probe-malformed') {
-    await send({ text: { body: 'no type' } } as unknown as OutboundMessage);
-    return;
-  }
-  if (text === 'slowwait') {
-    const got = await waitForMessage({ timeout: '2 seconds' });
-    await sleep('6 seconds');
-    await sendText(got ? `slowwait got ${textOf(got)}` : 'slowwait got nothing');
-    return;
-  }
-  if (text === 'quiz') {
-    const answer = await ask('What is your answer?', { replyTo: message });
-    await reply(answer, `answer: ${textOf(answer) ?? answer.type}`);
-    return;
-  }
-  await referenceBot(message);
-});
+export const onMessage = handleMessages(
+  async (message) => {
+    const text = textOf(message) ?? '';
+    const probe = /^probe(-retry|-reconcile)? ([\s\S]+)$/.exec(text);
+    if (probe) {
+      await sendText(probe[2], {
+        retryAmbiguous: probe[1] === '-retry',
+        reconcileAmbiguous: probe[1] === '-reconcile',
+      });
+      return;
+    }
+    if (text === 'receipt') {
+      const { messageId } = await sendText('watch me');
+      const receipt = await waitForReceipt(messageId, 'read', { timeout: '1 minute' });
+      await sendText(receipt ? 'seen it' : 'no receipt');
+      return;
+    }
+    if (text === 'probe-malformed') {
+      await send({ text: { body: 'no type' } } as unknown as OutboundMessage);
+      return;
+    }
+    if (text === 'quickquiz' || text === 'slowquiz') {
+      try {
+        await ask('Quick question?', { replyTo: message, timeout: '2 seconds' });
+      } catch {
+        await sendText('too slow');
+      }
+      if (text === 'slowquiz') await sleep('20 seconds');
+      return;
+    }
+    if (text === 'slowwait') {
+      const got = await waitForMessage({ timeout: '2 seconds' });
+      await sleep('6 seconds');
+      await sendText(got ? `slowwait got ${textOf(got)}` : 'slowwait got nothing');
+      return;
+    }
+    if (text === 'quiz') {
+      const answer = await ask('What is your answer?', { replyTo: message });
+      await reply(answer, `answer: ${textOf(answer) ?? answer.type}`);
+      return;
+    }
+    await referenceBot(message);
+  },
+  {
+    onLate: async (message) => {
+      await reply(message, `late: ${textOf(message) ?? message.type}`);
+    },
+  },
+);

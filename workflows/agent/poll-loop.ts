@@ -14,7 +14,9 @@ import {
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { PollOutput } from '../../activities/types';
 import { handlerWorkflowId } from '../../protocol/ids';
-import { inboundSignal, receiptSignal } from '../../protocol/messages';
+import { inboundSignal, lateSignal, receiptSignal } from '../../protocol/messages';
+import { textMessage } from '../builders';
+import { EXPIRED_QUESTION_TEXT } from '../text';
 import type { InboundMessage, RoutedMessage, Status } from '../types';
 import { failureInfo, requestVerdict } from './failure';
 import type { AgentRuntime } from './runtime';
@@ -101,8 +103,36 @@ async function processPage(
   rt.processingPage = false;
 }
 
-/** Hands `message` to exactly one place: a waiter that takes it, else a new handler. */
+/**
+ * Hands `message` to exactly one place: a waiter that takes it; else, for a late answer to a
+ * timed-out question, the conversation that asked (or, if it has ended, the agent answers that
+ * the question expired); else a new handler.
+ */
 export async function route(rt: AgentRuntime, message: InboundMessage, seq: number): Promise<void> {
+  const late = rt.router.late(message);
+  if (late) {
+    try {
+      await getExternalWorkflowHandle(late.workflowId).signal(lateSignal, {
+        message,
+        seq,
+        questionId: late.questionId,
+      });
+    } catch (err) {
+      // The conversation has ended: say so, quoting the answer (a reaction needs no answer).
+      rt.noteError('route', err);
+      if (message.type !== 'reaction') {
+        rt.outbox.enqueue(
+          {
+            requestId: `${rt.workflowId}/expired/${message.id}`,
+            message: textMessage(EXPIRED_QUESTION_TEXT, { replyTo: message }),
+          },
+          'signal',
+          rt.inboundSeq,
+        );
+      }
+    }
+    return;
+  }
   for (let waiter = rt.router.take(message); waiter; waiter = rt.router.take(message)) {
     const routed: RoutedMessage = {
       message,

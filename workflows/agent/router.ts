@@ -23,10 +23,20 @@ export interface RouterState {
   replyWaiters: [string, Waiter | string][];
   nextWaiters: (Waiter | string)[];
   routed?: [string, RoutedMessage][];
+  /** Questions whose wait timed out: question message id -> the workflow that asked. */
+  expiredQuestions?: [string, string][];
+}
+
+/** A late answer: a message quoting (or reacting to) a question whose wait timed out. */
+export interface LateAnswer {
+  workflowId: string;
+  questionId: string;
 }
 
 /** Deliveries remembered for hand-back. */
 export const ROUTED_KEPT = 20;
+/** Timed-out questions remembered, so a late answer goes to its conversation, not a new handler. */
+export const EXPIRED_KEPT = 200;
 
 const asWaiter = (w: Waiter | string): Waiter => (typeof w === 'string' ? { workflowId: w } : w);
 
@@ -37,6 +47,8 @@ export class Router {
   private nextWaiters: Waiter[];
   /** The last message routed to each workflow's wait, until the workflow waits again or hands it back. */
   private readonly routed: BoundedMap<string, RoutedMessage>;
+  /** Question message id -> the workflow whose wait for its answer timed out. */
+  private readonly expired: BoundedMap<string, string>;
 
   constructor(
     private readonly maxWaiters: number,
@@ -48,6 +60,7 @@ export class Router {
     );
     this.nextWaiters = (carried?.nextWaiters ?? []).map(asWaiter).slice(-maxWaiters);
     this.routed = new BoundedMap(ROUTED_KEPT, carried?.routed ?? []);
+    this.expired = new BoundedMap(EXPIRED_KEPT, carried?.expiredQuestions ?? []);
   }
 
   /** The id a message quotes or reacts to, if any. */
@@ -74,11 +87,26 @@ export class Router {
    * the waiter will not take: the caller routes it on.
    */
   end(waiter: Waiter): RoutedMessage | undefined {
+    for (const [questionId, w] of this.replyWaiters) {
+      if (w.workflowId === waiter.workflowId) this.expired.set(questionId, waiter.workflowId);
+    }
     this.forget(waiter.workflowId);
     const routed = this.routed.get(waiter.workflowId);
     if (!routed || waiter.waitId === undefined || routed.waitId !== waiter.waitId) return undefined;
     this.routed.delete(waiter.workflowId);
     return { message: routed.message, seq: routed.seq };
+  }
+
+  /**
+   * The conversation a late answer belongs to: `message` quotes (or reacts to) a question whose
+   * wait timed out, and no wait registered since is for that question. Such a message never goes
+   * to a next-message waiter or a new handler as if it were new.
+   */
+  late(message: InboundMessage): LateAnswer | undefined {
+    const questionId = Router.quotedId(message);
+    if (!questionId || this.replyWaiters.has(questionId)) return undefined;
+    const workflowId = this.expired.get(questionId);
+    return workflowId ? { workflowId, questionId } : undefined;
   }
 
   /**
@@ -136,6 +164,7 @@ export class Router {
       replyWaiters: [...this.replyWaiters.entries()],
       nextWaiters: [...this.nextWaiters],
       routed: [...this.routed.entries()],
+      expiredQuestions: [...this.expired.entries()],
     };
   }
 }

@@ -3,7 +3,7 @@ import { FirstReplyOrder } from '../../../workflows/agent/first-reply-order';
 import { Outbox } from '../../../workflows/agent/outbox';
 import { PollCursor } from '../../../workflows/agent/poll-cursor';
 import { ReceiptLedger } from '../../../workflows/agent/receipt-ledger';
-import { ROUTED_KEPT, Router } from '../../../workflows/agent/router';
+import { EXPIRED_KEPT, ROUTED_KEPT, Router } from '../../../workflows/agent/router';
 import { jsonBytes } from '../../../workflows/agent/size';
 import { SlidingWindow } from '../../../workflows/agent/sliding-window';
 import { StatusQueue } from '../../../workflows/agent/status-queue';
@@ -20,6 +20,10 @@ describe('carried state', () => {
     const cursor = new PollCursor(T.recentIdsKept);
     for (let i = 0; i < T.recentIdsKept * 2; i++) cursor.dispatched(wamid(i));
     const router = new Router(T.maxWaiters);
+    for (let i = 0; i < EXPIRED_KEPT * 2; i++) {
+      router.register({ workflowId: `x${workflowId(i)}`, waitId: i }, `x${wamid(i)}`, false);
+      router.end({ workflowId: `x${workflowId(i)}`, waitId: i });
+    }
     for (let i = 0; i < T.maxWaiters * 2; i++)
       router.register({ workflowId: workflowId(i), waitId: i }, wamid(i));
     for (let i = 0; i < T.maxWaiters; i++) router.register({ workflowId: `n${workflowId(i)}`, waitId: i });
@@ -101,6 +105,8 @@ describe('carried state', () => {
     expect(carried.recentInbound).toHaveLength(T.recentIdsKept);
     expect(carried.nextWaiters).toHaveLength(T.maxWaiters);
     expect(carried.routed).toHaveLength(ROUTED_KEPT);
+    expect(carried.expiredQuestions).toHaveLength(EXPIRED_KEPT);
+    expect(carried.replyWaiters).toHaveLength(T.maxWaiters);
     expect(carried.markRead).toHaveLength(T.maxPendingMarkRead);
   });
 });

@@ -95,6 +95,27 @@ describe('router', () => {
     expect(router.end({ workflowId: 'w', waitId: 2 })).toBeUndefined();
   });
 
+  it('remembers the question of a wait that timed out, so a late answer goes to its conversation', () => {
+    const router = new Router(100);
+    router.register({ workflowId: 'asker', waitId: 1 }, 'question-1');
+    router.register({ workflowId: 'other', waitId: 1 });
+    expect(router.end({ workflowId: 'asker', waitId: 1 })).toBeUndefined();
+    const late = text('m1', 'sorry, yes', 'question-1');
+    expect(router.late(late)).toEqual({ workflowId: 'asker', questionId: 'question-1' });
+    expect(router.late(reaction('r1', 'question-1'))).toEqual({
+      workflowId: 'asker',
+      questionId: 'question-1',
+    });
+    // Not late: a message quoting nothing, or a question someone waits for again.
+    expect(router.late(text('m2', 'hello'))).toBeUndefined();
+    router.register({ workflowId: 'asker', waitId: 2 }, 'question-1');
+    expect(router.late(late)).toBeUndefined();
+    // Carried across continue-as-new.
+    const next = new Router(100, router.snapshot());
+    next.end({ workflowId: 'asker', waitId: 2 });
+    expect(next.late(late)?.workflowId).toBe('asker');
+  });
+
   it('keeps at most maxWaiters registrations, dropping the oldest', () => {
     const router = new Router(2);
     for (const id of ['a', 'b', 'c']) router.register({ workflowId: id, waitId: 1 });
