@@ -20,6 +20,8 @@ export interface EnsureAgentOptions {
   /** Workflow type started for each unrouted message. Default `onMessage`. */
   handlerWorkflowType?: string;
   recipient?: string;
+  /** The bot's configuration, handed to every handler as `ctx.config` (read when the agent starts). */
+  botConfig?: unknown;
 }
 
 /** An agent key that cannot be part of a workflow id (see `AGENT_KEY_PATTERN`). Nothing was started. */
@@ -54,6 +56,7 @@ export async function ensureAgent(client: Client, options: EnsureAgentOptions): 
         tuning: options.tuning,
         handlerWorkflowType: options.handlerWorkflowType,
         recipient: options.recipient,
+        ...(options.botConfig === undefined ? {} : { botConfig: options.botConfig }),
       },
     ],
   });

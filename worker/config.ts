@@ -92,6 +92,8 @@ const EnvSchema = z.object({
   AMSFLOW_TASK_QUEUE: nonEmpty.default(DEFAULT_TASK_QUEUE),
   AMSFLOW_WORKFLOWS: nonEmpty.optional(),
   AMSFLOW_WORKFLOW_BUNDLE: nonEmpty.optional(),
+  AMSFLOW_BOT_CONFIG: nonEmpty.optional(),
+  AMSFLOW_ACTIVITIES: nonEmpty.optional(),
   AMSFLOW_LIMITS: jsonObject(LimitsSchema).optional(),
   AMSFLOW_TUNING: jsonObject(TuningSchema).optional(),
   AMSFLOW_FLEET_AGENTS: z.coerce.number().int().positive().optional(),
@@ -113,6 +115,10 @@ export interface WorkerConfig {
   workflowsPath: string;
   /** A prebuilt bundle (`bundleWorkflowCode` output) used instead of bundling `workflowsPath`. */
   workflowBundlePath?: string;
+  /** The bot's configuration (`AMSFLOW_BOT_CONFIG`), handed to every handler as `ctx.config`. */
+  botConfig?: unknown;
+  /** Module of the bot's own activities (`AMSFLOW_ACTIVITIES`), served on the workflow task queue. */
+  activitiesPath?: string;
   limits: Partial<Limits>;
   tuning: AgentTuning;
   /** Agents in the whole fleet, for the task-queue ceilings. Default: the agents of this worker. */
@@ -192,8 +198,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
   } catch {
     problems.push(`AMSFLOW_WORKFLOWS: no module at ${e.AMSFLOW_WORKFLOWS ?? workflowsPath}`);
   }
+  const botConfig =
+    e.AMSFLOW_BOT_CONFIG === undefined ? undefined : readBotConfig(e.AMSFLOW_BOT_CONFIG, problems);
+  let activitiesPath: string | undefined;
+  if (e.AMSFLOW_ACTIVITIES) {
+    try {
+      activitiesPath = require.resolve(resolve(e.AMSFLOW_ACTIVITIES));
+    } catch {
+      problems.push(`AMSFLOW_ACTIVITIES: no module at ${e.AMSFLOW_ACTIVITIES}`);
+    }
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return {
+    botConfig,
+    activitiesPath,
     agents,
     embeddedSimulator,
     temporalAddress: e.TEMPORAL_ADDRESS,
@@ -209,4 +227,36 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
     devServerUiPort: e.AMSFLOW_DEV_SERVER_UI_PORT,
     simulatorPort: e.AMSFLOW_SIMULATOR_PORT,
   };
+}
+
+/** The bot configuration is in every handler's start event: keep it small. */
+export const MAX_BOT_CONFIG_BYTES = 64 * 1024;
+
+/** `AMSFLOW_BOT_CONFIG`: JSON text, or the path of a JSON file. */
+function readBotConfig(value: string, problems: string[]): unknown {
+  const text = value.trim();
+  const inline = /^[[{"]/.test(text);
+  let json = text;
+  if (!inline) {
+    try {
+      json = readFileSync(resolve(text), 'utf8');
+    } catch (err) {
+      problems.push(`AMSFLOW_BOT_CONFIG: neither JSON nor a readable file (${(err as Error).message})`);
+      return undefined;
+    }
+  }
+  if (Buffer.byteLength(json) > MAX_BOT_CONFIG_BYTES) {
+    problems.push(
+      `AMSFLOW_BOT_CONFIG: larger than ${MAX_BOT_CONFIG_BYTES} bytes (it is in every handler's history)`,
+    );
+    return undefined;
+  }
+  try {
+    return JSON.parse(json) as unknown;
+  } catch (err) {
+    problems.push(
+      `AMSFLOW_BOT_CONFIG: ${inline ? 'not valid JSON' : `${resolve(text)} is not valid JSON`} (${(err as Error).message})`,
+    );
+    return undefined;
+  }
 }

@@ -155,6 +155,8 @@ export async function runAmsflow(
         taskQueue: config.taskQueue,
         // A worker killed with SIGKILL never says goodbye; its sticky queue is given up after this.
         stickyQueueScheduleToStartTimeout: '3s',
+        // The bot's own activities, on the task queue its workflows call by default.
+        ...(config.activitiesPath ? { activities: await loadBotActivities(config.activitiesPath) } : {}),
         ...(config.workflowBundlePath
           ? { workflowBundle: { codePath: config.workflowBundlePath } }
           : { workflowsPath: config.workflowsPath, bundlerOptions: workflowBundlerOptions() }),
@@ -184,6 +186,7 @@ export async function runAmsflow(
         tuning: config.tuning,
         handlerWorkflowType: agent.handlerWorkflowType,
         recipient: agent.recipient,
+        botConfig: config.botConfig,
       });
       log(`amsflow: agent "${agent.agentKey}" is running (workflow agent:${agent.agentKey})`);
     }
@@ -209,4 +212,14 @@ export async function runAmsflow(
     await cleanup();
     throw err;
   }
+}
+
+/** The functions a bot's activities module exports (`AMSFLOW_ACTIVITIES`). */
+async function loadBotActivities(path: string): Promise<Record<string, (...args: unknown[]) => unknown>> {
+  const loaded = (await import(path)) as Record<string, unknown>;
+  const functions = Object.entries(loaded).filter(
+    (entry): entry is [string, (...args: unknown[]) => unknown] => typeof entry[1] === 'function',
+  );
+  if (functions.length === 0) throw new Error(`AMSFLOW_ACTIVITIES: ${path} exports no functions`);
+  return Object.fromEntries(functions);
 }

@@ -52,8 +52,27 @@ export function useAgent(agentKey: string, options: ConversationOptions = {}): v
   handleLate(options);
 }
 
+/** What a handler knows besides its message. */
+export interface HandlerContext<Config = unknown> {
+  /** The operator's name for the agent. */
+  agentKey: string;
+  /** The bot's configuration (`AMSFLOW_BOT_CONFIG` on the worker), undefined when none was given. */
+  config: Config;
+  /** Arrival number of the message in this agent (1, 2, ...). */
+  seq: number;
+  /**
+   * Gives up this handler's place in the first-reply order: later messages' replies may go
+   * before its first one. Call it before sleeping or waiting on anything but the human (waiting
+   * for the human releases by itself).
+   */
+  release(): Promise<void>;
+}
+
 /** A message handler: what the agent workflow starts for each inbound message nobody waits for. */
-export type MessageHandler = (message: InboundMessage) => Promise<void>;
+export type MessageHandler<Config = unknown> = (
+  message: InboundMessage,
+  ctx: HandlerContext<Config>,
+) => Promise<void>;
 
 /**
  * Turns a function into a handler workflow. Export it under the agent's handler workflow type
@@ -61,15 +80,21 @@ export type MessageHandler = (message: InboundMessage) => Promise<void>;
  * `options.onLate` handles answers to this conversation's questions that arrive after their
  * wait timed out (default: "That question has expired.").
  */
-export function handleMessages(
-  handler: MessageHandler,
+export function handleMessages<Config = unknown>(
+  handler: MessageHandler<Config>,
   options: ConversationOptions = {},
 ): (input: HandlerInput) => Promise<void> {
   return async (input: HandlerInput): Promise<void> => {
     open(input.agentWorkflowId, input.seq);
     handleLate(options);
+    const ctx: HandlerContext<Config> = {
+      agentKey: input.agentKey,
+      config: input.config as Config,
+      seq: input.seq,
+      release,
+    };
     try {
-      await handler(input.message);
+      await handler(input.message, ctx);
     } finally {
       await release();
     }

@@ -21,6 +21,7 @@ export {
 export type {
   AskOptions,
   ConversationOptions,
+  HandlerContext,
   LateHandler,
   MessageHandler,
   SendOptions,

@@ -70,6 +70,8 @@ export interface HandlerInput {
   message: InboundMessage;
   /** Arrival number of the message in this agent (1, 2, ...). */
   seq: number;
+  /** The bot's configuration (`AMSFLOW_BOT_CONFIG`), as the agent workflow was started with it. */
+  config?: unknown;
 }
 
 /** A human's answer to a question whose wait had timed out, sent to the conversation that asked. */
@@ -146,6 +148,8 @@ export interface AgentWorkflowInput {
   /** Prefix of the per-endpoint activity task queues (`<prefix>-messages` ...). Default: the agent's task queue. */
   activityQueuePrefix?: string;
   tuning?: AgentTuning;
+  /** The bot's configuration, handed to every handler (`ctx.config`). */
+  botConfig?: unknown;
   /** A recipient to start from (else: discovered by the first poll). */
   recipient?: string;
   /** State carried over by continue-as-new. */

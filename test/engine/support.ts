@@ -35,6 +35,8 @@ export interface EngineOptions {
   windowMs: number;
   /** A workflow module for the worker to bundle itself (`AMSFLOW_WORKFLOWS`) instead of the suite's bundle. */
   workflows?: string;
+  /** More environment for the worker processes. */
+  env?: Record<string, string>;
   tuning?: AgentTuning;
   simulator?: Omit<SimulatorOptions, 'agents' | 'port'>;
 }
@@ -95,6 +97,7 @@ export class Engine {
         reconcileSettleMs: 3000,
         ...this.options.tuning,
       }),
+      ...this.options.env,
     };
     const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'worker/main.ts'], {
       cwd: projectRoot,

@@ -10,8 +10,11 @@
  *   "probe-malformed"     asks the outbox to send a message without a type (fails with its failure type)
  *   "quickquiz"           asks "Quick question?" (2 s timeout), says "too slow" and ends
  *   "slowquiz"            the same, then stays 20 s; its late answers get "late: <text>" (onLate)
+ *   "greet <name>"        answers the configured greeting and <name>, shouted by the bot's own activity
+ *   "sleepy"              gives up its first-reply turn, sleeps 8 s, then says "awake"
  */
-import { sleep } from '@temporalio/workflow';
+import { proxyActivities, sleep } from '@temporalio/workflow';
+import type * as botActivities from './bot-activities';
 import {
   ask,
   handleMessages,
@@ -27,8 +30,10 @@ import { referenceBot } from '../../workflows/reference-bot';
 
 export { agentWorkflow } from '../../workflows';
 
-export const onMessage = handleMessages(
-  async (message) => {
+const { shout } = proxyActivities<typeof botActivities>({ startToCloseTimeout: '10 seconds' });
+
+export const onMessage = handleMessages<{ greeting?: string } | undefined>(
+  async (message, ctx) => {
     const text = textOf(message) ?? '';
     const probe = /^probe(-retry|-reconcile)? ([\s\S]+)$/.exec(text);
     if (probe) {
@@ -46,6 +51,17 @@ export const onMessage = handleMessages(
     }
     if (text === 'probe-malformed') {
       await send({ text: { body: 'no type' } } as unknown as OutboundMessage);
+      return;
+    }
+    const greet = /^greet (.+)$/.exec(text);
+    if (greet) {
+      await reply(message, await shout(`${ctx.config?.greeting ?? 'no config'} ${greet[1]}`));
+      return;
+    }
+    if (text === 'sleepy') {
+      await ctx.release();
+      await sleep('8 seconds');
+      await sendText('awake');
       return;
     }
     if (text === 'quickquiz' || text === 'slowquiz') {
@@ -68,7 +84,7 @@ export const onMessage = handleMessages(
       await reply(answer, `answer: ${textOf(answer) ?? answer.type}`);
       return;
     }
-    await referenceBot(message);
+    await referenceBot(message, ctx);
   },
   {
     onLate: async (message) => {

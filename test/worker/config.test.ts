@@ -36,6 +36,32 @@ describe('worker configuration', () => {
     expect(config.workflowsPath).toMatch(/workflows\/reference-bot\.(ts|js)$/);
   });
 
+  it('reads the bot configuration as JSON or from a JSON file, and the bot’s activities module', () => {
+    expect(loadConfig({ AMSFLOW_BOT_CONFIG: '{"greeting":"Hej"}' }).botConfig).toEqual({ greeting: 'Hej' });
+    expect(loadConfig({ AMSFLOW_BOT_CONFIG: agentsFile({ fromFile: [1, 2] }) }).botConfig).toEqual({
+      fromFile: [1, 2],
+    });
+    expect(loadConfig({}).botConfig).toBeUndefined();
+    const activities = loadConfig({ AMSFLOW_ACTIVITIES: 'test/engine/bot-activities.ts' }).activitiesPath;
+    expect(activities).toMatch(/test\/engine\/bot-activities\.ts$/);
+  });
+
+  it('names a bad bot configuration or activities module, nothing started', () => {
+    expect(problemsOf({ AMSFLOW_BOT_CONFIG: '{"greeting":' })[0]).toMatch(
+      /^AMSFLOW_BOT_CONFIG: not valid JSON/,
+    );
+    expect(problemsOf({ AMSFLOW_BOT_CONFIG: './no/such/config.json' })[0]).toMatch(
+      /^AMSFLOW_BOT_CONFIG: neither JSON nor a readable file/,
+    );
+    expect(problemsOf({ AMSFLOW_BOT_CONFIG: agentsFile('{oops') })[0]).toMatch(/is not valid JSON/);
+    expect(problemsOf({ AMSFLOW_BOT_CONFIG: JSON.stringify({ big: 'x'.repeat(70_000) }) })[0]).toMatch(
+      /larger than 65536 bytes/,
+    );
+    expect(problemsOf({ AMSFLOW_ACTIVITIES: './no/such/activities' })).toEqual([
+      'AMSFLOW_ACTIVITIES: no module at ./no/such/activities',
+    ]);
+  });
+
   it('names a workflows module that does not exist', () => {
     expect(problemsOf({ AMSFLOW_WORKFLOWS: './no/such/bot' })).toEqual([
       expect.stringMatching(/^AMSFLOW_WORKFLOWS: no module at /),

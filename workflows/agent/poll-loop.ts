@@ -156,7 +156,15 @@ export async function route(rt: AgentRuntime, message: InboundMessage, seq: numb
     await startChild(rt.input.handlerWorkflowType ?? 'onMessage', {
       workflowId: handlerWorkflowId(rt.agentKey, message.id),
       taskQueue: rt.input.handlerTaskQueue ?? undefined,
-      args: [{ agentKey: rt.agentKey, agentWorkflowId: rt.workflowId, message, seq }],
+      args: [
+        {
+          agentKey: rt.agentKey,
+          agentWorkflowId: rt.workflowId,
+          message,
+          seq,
+          ...(rt.input.botConfig === undefined ? {} : { config: rt.input.botConfig }),
+        },
+      ],
       parentClosePolicy: ParentClosePolicy.ABANDON,
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
     });
