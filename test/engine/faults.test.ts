@@ -65,7 +65,8 @@ describe('faults on every endpoint with worker kills', () => {
         .getHandle(engine.agentWorkflowId)
         .query('amsflow.state')
         .catch(String);
-      const log = (await engine.sim.control.log(engine.agentKey)).slice(-15);
+      const all = await engine.sim.control.log(engine.agentKey);
+      const log = [...all.filter((e) => e.endpoint === 'messages' && e.status !== 200), ...all.slice(-5)];
       throw new Error(
         `${err.message}\nsent: ${(await engine.sentTexts()).join(',')}\nunread: ${t.inbound.filter((m) => !m.markedRead).length}` +
           `\nstate: ${JSON.stringify(state)}\nlog: ${JSON.stringify(log)}\nworker: ${worker.output.slice(-10).join('\n')}`,

@@ -9,7 +9,7 @@ import type { SendOutcome } from '../types';
 import { failureInfo, sendVerdict } from './failure';
 import type { Queued } from './outbox';
 import type { AgentRuntime } from './runtime';
-import { FRESH_RETRY_STATE, backoffMs, retryAfterRejection } from './send-policy';
+import { FRESH_RETRY_STATE, backoffMs, retryAfterRejection, retryAllowed } from './send-policy';
 import type { SignalTracker } from './signal-tracker';
 
 export async function runOutbox(
@@ -96,25 +96,28 @@ async function sendOne(rt: AgentRuntime, req: Queued): Promise<SendOutcome> {
       const verdict = sendVerdict(info);
       if (verdict.kind === 'final')
         return { ok: false, type: verdict.type, message: info.message, attempts: retry.attempts };
-      const mayRetry = retry.attempts < rt.tuning.maxSendAttempts;
+      const max = rt.tuning.maxSendAttempts;
       if (verdict.kind === 'rejected') {
-        if (!mayRetry)
+        if (!retryAllowed(retry, 'rejection', max))
           return { ok: false, type: 'SendRejected', message: info.message, attempts: retry.attempts };
         const next = retryAfterRejection(retry, verdict.rejection, rt.tuning, random);
         retry = next.state;
         notBefore = rt.now() + next.waitMs;
         continue;
       }
-      if (req.retryAmbiguous && mayRetry) {
+      if (req.retryAmbiguous && retryAllowed(retry, 'resend', max)) {
         notBefore = rt.now() + backoffMs(retry.transient, rt.tuning, random);
-        retry = { ...retry, transient: retry.transient + 1 };
+        retry = { ...retry, transient: retry.transient + 1, resends: retry.resends + 1 };
         continue;
       }
       if (req.reconcileAmbiguous) {
         const accepted = await reconcile(rt, attemptAt);
         if (accepted) return { ok: true, messageId: accepted, attempts: retry.attempts };
         // Proven not accepted: sending it now cannot make a duplicate.
-        if (mayRetry) continue;
+        if (retryAllowed(retry, 'resend', max)) {
+          retry = { ...retry, resends: retry.resends + 1 };
+          continue;
+        }
       }
       const reason = info.timedOut ? 'the send activity timed out (worker lost mid-send?)' : info.message;
       return {

@@ -46,9 +46,29 @@ export interface RetryState {
   rateLimitedWithoutHint: number;
   /** 503s, refused connections and opted-in ambiguous retries: the backoff's exponent. */
   transient: number;
+  /** Rejections so far (429, 503, refused connection): the spec's retry budget. */
+  rejections: number;
+  /** Attempts sent again after an ambiguous outcome (opted in, or proven not accepted). */
+  resends: number;
 }
 
-export const FRESH_RETRY_STATE: RetryState = { attempts: 0, rateLimitedWithoutHint: 0, transient: 0 };
+export const FRESH_RETRY_STATE: RetryState = {
+  attempts: 0,
+  rateLimitedWithoutHint: 0,
+  transient: 0,
+  rejections: 0,
+  resends: 0,
+};
+
+/**
+ * May a request be tried again after this failure? Rejections spend the spec's budget
+ * (`maxAttempts - 1` retries: three by default); a resend after an ambiguous outcome (opted in,
+ * or proven not accepted, e.g. after a worker died mid-send) has its own budget of the same
+ * size, so a worker crash never eats the retries the service's rejections are owed.
+ */
+export function retryAllowed(state: RetryState, after: 'rejection' | 'resend', maxAttempts: number): boolean {
+  return (after === 'rejection' ? state.rejections : state.resends) + 1 < maxAttempts;
+}
 
 /** A failure after which nothing was sent and a retry is allowed (429, 503, a refused connection). */
 export interface Rejection {
@@ -66,15 +86,17 @@ export function retryAfterRejection(
   tuning: BackoffTuning,
   random: () => number,
 ): { waitMs: number; state: RetryState } {
-  if (rejection.retryAfterMs !== undefined) return { waitMs: Math.max(1, rejection.retryAfterMs), state };
+  const counted = { ...state, rejections: state.rejections + 1 };
+  if (rejection.retryAfterMs !== undefined)
+    return { waitMs: Math.max(1, rejection.retryAfterMs), state: counted };
   if (rejection.status === 429) {
     return {
       waitMs: tuning.rateLimitBackoffMs * 2 ** state.rateLimitedWithoutHint,
-      state: { ...state, rateLimitedWithoutHint: state.rateLimitedWithoutHint + 1 },
+      state: { ...counted, rateLimitedWithoutHint: state.rateLimitedWithoutHint + 1 },
     };
   }
   return {
     waitMs: Math.max(1, backoffMs(state.transient, tuning, random)),
-    state: { ...state, transient: state.transient + 1 },
+    state: { ...counted, transient: state.transient + 1 },
   };
 }

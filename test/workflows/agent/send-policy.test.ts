@@ -4,6 +4,7 @@ import {
   backoffMs,
   decide,
   retryAfterRejection,
+  retryAllowed,
 } from '../../../workflows/agent/send-policy';
 
 const tuning = { rateLimitBackoffMs: 5000, backoffBaseMs: 500, backoffMaxMs: 30_000 };
@@ -39,7 +40,7 @@ describe('send policy: after a rejection', () => {
       () => 0.5,
     );
     expect(next.waitMs).toBe(1234);
-    expect(next.state).toEqual(FRESH_RETRY_STATE);
+    expect(next.state).toEqual({ ...FRESH_RETRY_STATE, rejections: 1 });
   });
 
   it('runs 5, 10, 20 s after 429s without Retry-After', () => {
@@ -69,5 +70,24 @@ describe('send policy: after a rejection', () => {
         expect(ms).toBeLessThanOrEqual(30_000);
       }
     }
+  });
+});
+
+describe('send policy: retry budgets', () => {
+  it('allows the spec’s three retries after rejections, then gives up', () => {
+    let state = FRESH_RETRY_STATE;
+    const allowed: boolean[] = [];
+    for (let i = 0; i < 4; i++) {
+      allowed.push(retryAllowed(state, 'rejection', 4));
+      state = retryAfterRejection(state, { status: 503 }, tuning, () => 0.5).state;
+    }
+    expect(allowed).toEqual([true, true, true, false]);
+  });
+
+  it('keeps resends after an ambiguous outcome (a worker lost mid-send) out of the rejection budget', () => {
+    const afterCrashes = { ...FRESH_RETRY_STATE, attempts: 3, resends: 2 };
+    expect(retryAllowed(afterCrashes, 'rejection', 4)).toBe(true);
+    expect(retryAllowed(afterCrashes, 'resend', 4)).toBe(true);
+    expect(retryAllowed({ ...afterCrashes, resends: 3 }, 'resend', 4)).toBe(false);
   });
 });
