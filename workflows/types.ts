@@ -103,7 +103,11 @@ export interface AgentTuning {
   /** Backoff bounds after a 503 or an opted-in ambiguous retry. Defaults 500 ms and 30000 ms. */
   backoffBaseMs?: number;
   backoffMaxMs?: number;
-  /** Attempts per send, the first included. Default 4 (the spec's three retries). */
+  /**
+   * A send's retry budget, as attempts with the first included: default 4, the spec's three
+   * retries after rejections (429/503). Resends after an ambiguous outcome have a budget of the
+   * same size of their own.
+   */
   maxSendAttempts?: number;
   /** How long a later message's reply waits for an earlier message's handler to send first. Default 30000 ms. */
   orderingGraceMs?: number;
