@@ -90,9 +90,13 @@ describe('routing across a wait that ends', () => {
     );
 
     const waitingId = await engine.human('slowwait');
+    // Its wait's timer is running (and the agent holds the registration): only now the message,
+    // so the agent's slow task routing it spans the moment the wait times out.
+    const waiter = engine.client.workflow.getHandle(handlerWorkflowId(agentKey, waitingId));
     await waitFor('the handler to wait for the next message', async () => {
       const state = await agent.query<{ waiters: { next: number } }>('amsflow.state');
-      return state.waiters.next === 1;
+      const timers = (await waiter.fetchHistory()).events!.filter((e) => e.timerStartedEventAttributes);
+      return state.waiters.next === 1 && timers.length === 1;
     });
     const crossingId = await engine.human('echo crossing');
 
@@ -125,10 +129,7 @@ describe('routing across a wait that ends', () => {
       (e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'amsflow.inbound',
     );
     expect(inbound).toHaveLength(1);
-    // ...and a new handler answered it instead.
-    const rerouted = await engine.client.workflow
-      .getHandle(handlerWorkflowId(agentKey, crossingId))
-      .describe();
-    expect(rerouted.status.name).toBe('COMPLETED');
+    // ...and a new handler answered it instead, and completed.
+    await engine.client.workflow.getHandle(handlerWorkflowId(agentKey, crossingId)).result();
   });
 });
