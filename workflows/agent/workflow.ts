@@ -44,11 +44,15 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<void> {
 
   // Every loop has an owner: a loop that fails fails this workflow task, visibly, instead of
   // rejecting unhandled while the others go on.
+  // (Started in this order: the order of their first commands is part of recorded histories.)
+  let fail: (err: unknown) => void = () => undefined;
   const failed = new Promise<never>((_, reject) => {
+    fail = reject;
     runOutbox(rt, signals, idleTimer).catch(reject);
     runPollLoop(rt, signals, poll).catch(reject);
   });
   const statusDone = runStatusLoop(rt);
+  statusDone.catch(fail);
   const watch = <T>(step: Promise<T>): Promise<T> => Promise.race([step, failed]);
 
   await watch(
