@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { ApiError, ErrorCode, badRequest } from './errors';
+import { parseOrBadRequest } from './http-util';
 import { boundaryOf, parseMultipart } from './multipart';
 import type { Platform } from './platform';
 import type { AgentState, SeqEntry } from './state';
@@ -155,15 +156,7 @@ function statusesAnswer(
   body: unknown,
   typing: boolean,
 ): Promise<Answer> {
-  const parsed = StatusesBodySchema.safeParse(body);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw badRequest(
-      ErrorCode.invalidParameter,
-      `invalid ${issue.path.join('.') || 'body'}: ${issue.message}`,
-    );
-  }
-  platform.markRead(agent, parsed.data.message_id, typing);
+  platform.markRead(agent, parseOrBadRequest(StatusesBodySchema, body).message_id, typing);
   return Promise.resolve(ok({ success: true }));
 }
 

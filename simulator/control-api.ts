@@ -1,7 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { z } from 'zod';
 import { ApiError, ErrorCode, badRequest } from './errors';
-import { isLoopback, mediaTypeOf, readBody, sendError, sendJson, toApiError } from './http-util';
+import {
+  isLoopback,
+  mediaTypeOf,
+  parseOrBadRequest,
+  readBody,
+  sendError,
+  sendJson,
+  toApiError,
+} from './http-util';
 import { epochSeconds, type Platform } from './platform';
 import type { Conversation, Transcript } from './control-client';
 import type { AgentState, SentRecord } from './state';
@@ -20,18 +27,6 @@ export const CONTROL_PATH = '/_control';
 const SSE_KEEPALIVE_MS = 15_000;
 
 type Handler = (req: IncomingMessage, res: ServerResponse, url: URL, params: string[]) => Promise<unknown>;
-
-function parse<T extends z.ZodTypeAny>(schema: T, value: unknown): z.infer<T> {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw badRequest(
-      ErrorCode.invalidParameter,
-      `invalid ${issue.path.join('.') || 'body'}: ${issue.message}`,
-    );
-  }
-  return parsed.data as z.infer<T>;
-}
 
 const lastStatus = (receipts: ReceiptStatus[]): ReceiptStatus =>
   receipts.includes('read') ? 'read' : receipts.includes('delivered') ? 'delivered' : 'sent';
@@ -114,7 +109,7 @@ export class ControlApi {
       {
         POST: async (req, _res, url) => {
           const body = await this.json(req);
-          const input = parse(HumanMessageSchema, body);
+          const input = parseOrBadRequest(HumanMessageSchema, body);
           return this.platform.injectHuman(this.agentOf(url, body), input);
         },
       },
@@ -154,7 +149,7 @@ export class ControlApi {
       {
         POST: async (req, _res, url) => {
           const body = await this.json(req);
-          const { id } = parse(ReadRequestSchema, body);
+          const { id } = parseOrBadRequest(ReadRequestSchema, body);
           this.platform.humanRead(this.agentOf(url, body), id);
           return { ok: true };
         },
@@ -167,7 +162,7 @@ export class ControlApi {
       {
         POST: async (req, _res, url) => {
           const body = await this.json(req);
-          const request = parse(FaultRequestSchema, body);
+          const request = parseOrBadRequest(FaultRequestSchema, body);
           const agent = this.agentOf(url, body);
           return {
             id: this.platform.faults.add(agent, request.endpoint, request.count ?? 1, request.fault).id,
@@ -184,7 +179,7 @@ export class ControlApi {
       /^\/clock$/,
       {
         POST: async (req) => {
-          const { advanceMs } = parse(ClockRequestSchema, await this.json(req));
+          const { advanceMs } = parseOrBadRequest(ClockRequestSchema, await this.json(req));
           this.platform.clock.advance(advanceMs);
           return { now: this.platform.clock.now() };
         },
@@ -196,7 +191,7 @@ export class ControlApi {
       {
         POST: async (req, _res, url) => {
           const body = await this.json(req);
-          parse(ResetRequestSchema, body);
+          parseOrBadRequest(ResetRequestSchema, body);
           this.platform.reset(this.agentOf(url, body));
           return { ok: true };
         },

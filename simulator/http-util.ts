@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApiError, ErrorCode } from './errors';
+import type { z } from 'zod';
+import { ApiError, ErrorCode, badRequest } from './errors';
 
 /** Renders the spec's error object (section 7, WIRE-CONVENTIONS). */
 export function errorBody(err: ApiError): { error: Record<string, unknown> } {
@@ -92,3 +93,16 @@ export function isLoopback(address: string | undefined): boolean {
 
 export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Parses `value` with `schema`, or throws 400 naming the first invalid member. */
+export function parseOrBadRequest<T extends z.ZodTypeAny>(schema: T, value: unknown): z.infer<T> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw badRequest(
+      ErrorCode.invalidParameter,
+      `invalid ${issue.path.join('.') || 'body'}: ${issue.message}`,
+    );
+  }
+  return parsed.data as z.infer<T>;
+}

@@ -1,27 +1,9 @@
-import { WorkflowFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { waitFor } from '../support/temporal';
 import { recordHistory } from '../support/histories';
-import { engineSuite, type Engine } from './support';
+import { engineSuite, failureTypeOf, type Engine } from './support';
 
 const { PendingActivityState } = temporal.api.enums.v1;
-
-/** The failure type a handler workflow failed with. */
-async function failureTypeOf(engine: Engine, messageId: string): Promise<string | undefined> {
-  const handle = engine.client.workflow.getHandle(engine.handlerWorkflowId(messageId));
-  await waitFor('the handler workflow to start', () => handle.describe().then(() => true), {
-    timeoutMs: 30_000,
-  });
-  try {
-    await handle.result();
-    return undefined;
-  } catch (err) {
-    if (err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure)
-      return err.cause.type ?? undefined;
-    throw err;
-  }
-}
 
 async function sendRequests(engine: Engine): Promise<number> {
   return (await engine.sim.control.log(engine.agentKey)).filter((e) => e.endpoint === 'messages').length;

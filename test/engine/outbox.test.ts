@@ -1,9 +1,7 @@
 import type { Client } from '@temporalio/client';
-import { WorkflowFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import { InvalidAgentKeyError, ensureAgent, getAgentState, sendThroughOutbox } from '../../client/agents';
 import { waitFor } from '../support/temporal';
-import { engineSuite } from './support';
+import { engineSuite, failureTypeOf } from './support';
 
 describe('the outbox at its edges', () => {
   const suite = engineSuite();
@@ -12,16 +10,7 @@ describe('the outbox at its edges', () => {
     const engine = await suite.start({ windowMs: 2000 });
     await engine.startWorker();
     const id = await engine.human('probe-malformed');
-    const handle = engine.client.workflow.getHandle(engine.handlerWorkflowId(id));
-    await waitFor('the handler to start', () => handle.describe().then(() => true), { timeoutMs: 30_000 });
-    const failure = await handle.result().then(
-      () => undefined,
-      (err: unknown) => err,
-    );
-    expect(failure).toBeInstanceOf(WorkflowFailedError);
-    const cause = (failure as WorkflowFailedError).cause;
-    expect(cause).toBeInstanceOf(ApplicationFailure);
-    expect((cause as ApplicationFailure).type).toBe('SendInvalid');
+    expect(await failureTypeOf(engine, id)).toBe('SendInvalid');
     expect(await engine.sentTexts()).toEqual([]);
   });
 

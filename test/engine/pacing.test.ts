@@ -1,6 +1,6 @@
 import { waitFor } from '../support/temporal';
 import { recordHistory } from '../support/histories';
-import { engineSuite } from './support';
+import { engineSuite, failureTypeOf } from './support';
 
 const WINDOW_MS = 6000;
 
@@ -68,13 +68,7 @@ describe('outbox pacing', () => {
       fault: { kind: 'rate_limit', retryAfter: null },
     });
     const id = await engine.human('probe never accepted');
-    const handle = engine.client.workflow.getHandle(engine.handlerWorkflowId(id));
-    await waitFor('the handler to start', () => handle.describe().then(() => true), { timeoutMs: 30_000 });
-    const failure = await handle.result().then(
-      () => undefined,
-      (err: { cause?: { type?: string } }) => err.cause?.type,
-    );
-    expect(failure).toBe('SendRejected');
+    expect(await failureTypeOf(engine, id)).toBe('SendRejected');
     const log = (await engine.sim.control.log(engine.agentKey)).filter((e) => e.endpoint === 'messages');
     expect(log.map((e) => e.status)).toEqual([429, 429, 429, 429]);
     // The 5/10/20 s ladder (scaled to 0.5/1/2 s in these suites) between the attempts.

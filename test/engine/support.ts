@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Client } from '@temporalio/client';
+import { WorkflowFailedError, type Client } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../simulator';
 import type { AgentTuning } from '../../workflows/types';
 import { bundle, connectDevServer, devServerAddress, waitFor } from '../support/temporal';
@@ -188,4 +189,23 @@ export function engineSuite(): { start(options: EngineOptions): Promise<Engine> 
       return current;
     },
   };
+}
+
+/**
+ * The failure type the handler of `messageId` failed with (undefined when it completed), once
+ * it has started and ended.
+ */
+export async function failureTypeOf(engine: Engine, messageId: string): Promise<string | undefined> {
+  const handle = engine.client.workflow.getHandle(engine.handlerWorkflowId(messageId));
+  await waitFor('the handler workflow to start', () => handle.describe().then(() => true), {
+    timeoutMs: 30_000,
+  });
+  try {
+    await handle.result();
+    return undefined;
+  } catch (err) {
+    if (err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure)
+      return err.cause.type ?? undefined;
+    throw err;
+  }
 }

@@ -155,7 +155,7 @@ export async function route(rt: AgentRuntime, message: InboundMessage, seq: numb
   try {
     await startChild(rt.input.handlerWorkflowType ?? 'onMessage', {
       workflowId: handlerWorkflowId(rt.agentKey, message.id),
-      taskQueue: rt.input.handlerTaskQueue ?? undefined,
+      taskQueue: rt.input.handlerTaskQueue,
       args: [
         {
           agentKey: rt.agentKey,

@@ -40,13 +40,15 @@ export class AgentRuntime {
   draining = false;
   /** A page is being handed off; continue-as-new waits for it. */
   processingPage = false;
-  /**
-   * Runs recorded before the one-clock rule moved window records to the worker's clock time the
-   * activity reported; replaying them must do the same.
-   */
-  legacyWorkerClock = false;
 
-  constructor(readonly input: AgentWorkflowInput) {
+  /**
+   * @param legacyWorkerClock Runs recorded before the one-clock rule moved window records to the
+   * worker's clock time the activity reported; replaying them must do the same.
+   */
+  constructor(
+    readonly input: AgentWorkflowInput,
+    private readonly legacyWorkerClock = false,
+  ) {
     const tuning = (this.tuning = resolveTuning(input.tuning));
     const carried = input.carried;
     const { limits } = input;

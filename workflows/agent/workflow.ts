@@ -35,9 +35,8 @@ const PATCH_WINDOW_ONE_CLOCK = 'amsflow-window-one-clock';
 export async function agentWorkflow(input: AgentWorkflowInput): Promise<void> {
   // Runs recorded before this rule woke the idle outbox every `orderingGraceMs`.
   const idleTimer = !patched(PATCH_IDLE_OUTBOX_SLEEPS);
-  const rt = new AgentRuntime(input);
   // Runs recorded before this rule fed the windows the worker's clock.
-  rt.legacyWorkerClock = !patched(PATCH_WINDOW_ONE_CLOCK);
+  const rt = new AgentRuntime(input, !patched(PATCH_WINDOW_ONE_CLOCK));
   const signals = new SignalTracker();
   const poll: PollHandle = {};
   registerHandlers(rt, signals);
