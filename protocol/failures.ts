@@ -50,10 +50,14 @@ export const SEND_FAILURE_TYPES = [
   'NoRecipient',
   /** The agent's outbox holds its maximum of queued requests: nothing was sent; try later. */
   'OutboxFull',
+  /** An `onlyWhileWaiting` request (a nudge) whose wait was answered or ended: nothing was sent. */
+  'NotWaiting',
 ] as const;
 export type SendFailureType = (typeof SEND_FAILURE_TYPES)[number];
 
-/** What a handler's `ask` failed with when nobody answered in time (kept for `ask`'s callers). */
-export const ASK_TIMEOUT = 'AskTimeout';
+/** What `ask`, `waitForMessage` and `waitForReceipt` fail with when their timeout passes. */
+export const WAIT_TIMEOUT = 'WaitTimeout';
+/** What `ask` and `waitForMessage` fail with once the conversation was cancelled. */
+export const CONVERSATION_CANCELLED = 'ConversationCancelled';
 /** What a workflow using the conversation API outside a handler without `useAgent` fails with. */
 export const NO_AGENT_CONTEXT = 'NoAgentContext';

@@ -5,6 +5,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type {
   AgentStateView,
+  ConversationView,
   LateMessage,
   Receipt,
   RoutedMessage,
@@ -24,6 +25,8 @@ export const waitSignal = defineSignal<[WaitRequest]>('amsflow.wait');
 export const releaseSignal = defineSignal<[{ seq: number }]>('amsflow.release');
 /** Show the typing indicator on an inbound message. */
 export const typingSignal = defineSignal<[{ messageId: string }]>('amsflow.typing');
+/** Poll now: the human acted (used when idle polling is off, e.g. by the bot test harness). */
+export const wakeSignal = defineSignal('amsflow.wake');
 /** The agent's state for operators (`amsflow state`). */
 export const stateQuery = defineQuery<AgentStateView>('amsflow.state');
 
@@ -37,3 +40,7 @@ export const inboundSignal = defineSignal<[RoutedMessage]>('amsflow.inbound');
 export const lateSignal = defineSignal<[LateMessage]>('amsflow.late');
 /** A receipt of a message the workflow sent. */
 export const receiptSignal = defineSignal<[Receipt]>('amsflow.receipt');
+/** A conversation's state for operators (`amsflow conversations show`). */
+export const conversationQuery = defineQuery<ConversationView>('amsflow.conversation');
+/** Cancels a conversation from outside: its pending and next waits end as cancelled. */
+export const cancelSignal = defineSignal<[{ reason?: string }]>('amsflow.cancel');

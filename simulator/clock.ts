@@ -4,6 +4,12 @@ export interface ClockOptions {
   speed?: number;
   /** Source of real time in epoch ms. Default `Date.now`. */
   now?: () => number;
+  /**
+   * Brings an external `now` up to date before each request is handled (e.g. reads the Temporal
+   * test server's skipped time, so that the simulator's windows agree with workflow time).
+   * Timers due by the new time then fire.
+   */
+  sync?: () => Promise<void>;
 }
 
 /** Cancels a timer; calling it twice is harmless. */
@@ -30,7 +36,10 @@ export class SimClock {
   private advancedMs = 0;
   private readonly timers = new Set<SimTimer>();
 
+  private readonly syncSource?: () => Promise<void>;
+
   constructor(options: ClockOptions = {}) {
+    this.syncSource = options.sync;
     const speed = options.speed ?? 1;
     if (!Number.isFinite(speed) || speed <= 0) throw new RangeError(`clock.speed must be > 0, got ${speed}`);
     this.speed = speed;
@@ -41,6 +50,14 @@ export class SimClock {
   /** Simulated epoch milliseconds. */
   now(): number {
     return this.realStart + (this.realNow() - this.realStart) * this.speed + this.advancedMs;
+  }
+
+  /** Brings an external time source up to date (see {@link ClockOptions.sync}); a no-op without one. */
+  async sync(): Promise<void> {
+    if (!this.syncSource) return;
+    await this.syncSource();
+    // Time may have jumped: every timer is measured again and those now due fire.
+    for (const timer of [...this.timers]) this.arm(timer);
   }
 
   /** Real milliseconds that a simulated duration takes. */

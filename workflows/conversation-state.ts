@@ -4,14 +4,45 @@
  * signalled it (outcomes, routed messages, receipts). Module state is isolated per workflow
  * execution by the SDK.
  */
-import { ApplicationFailure, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, setHandler, workflowInfo } from '@temporalio/workflow';
 import { NO_AGENT_CONTEXT } from '../protocol/failures';
-import { inboundSignal, receiptSignal, sendResultSignal } from '../protocol/messages';
-import type { Receipt, RoutedMessage, SendOutcome } from './types';
+import {
+  cancelSignal,
+  conversationQuery,
+  inboundSignal,
+  receiptSignal,
+  sendResultSignal,
+} from '../protocol/messages';
+import type { ConversationView, InboundMessage, Receipt, RoutedMessage, SendOutcome } from './types';
+
+/** What a conversation does on its own, set by `handleMessages` or `useAgent` options. */
+export interface ConversationSettings {
+  /** Words that cancel a pending question. */
+  cancelWords: readonly string[];
+  /** Side commands answered while a question is pending; the question stays pending. */
+  commands: Readonly<Record<string, (message: InboundMessage) => Promise<void>>>;
+  /** What the human is told when the conversation is cancelled; false says nothing. */
+  cancelledText: ((name: string | undefined) => string) | false;
+}
 
 /** Per-workflow conversation state. Module state is isolated per workflow execution by the SDK. */
 export interface Conversation {
   agentWorkflowId: string;
+  agentKey: string;
+  /** The author's name for it (`nameConversation`), shown to operators and in "Cancelled <name>.". */
+  name?: string;
+  /** What it is doing now (the pending question's step), for operators. */
+  step?: string;
+  /** Workflow time when the current wait began; undefined while not waiting. */
+  waitingSince?: number;
+  startedAt: number;
+  /** Set by a cancel word or the cancel signal: every pending and later wait ends as cancelled. */
+  cancelled?: 'human' | 'operator';
+  /** True once the human was told of the cancellation (told once). */
+  cancelTold: boolean;
+  settings: ConversationSettings;
+  /** Requests whose outcome nobody awaits (nudges): their outcomes are dropped on arrival. */
+  detached: Set<string>;
   /** Set in message handlers until their first reply or wait: orders first replies by arrival. */
   seq?: number;
   sends: number;
@@ -36,9 +67,19 @@ export function current(): Conversation {
   return conversation;
 }
 
-export function open(agentWfId: string, seq?: number): Conversation {
+export function open(
+  agentWfId: string,
+  agentKey: string,
+  settings: ConversationSettings,
+  seq?: number,
+): Conversation {
   conversation = {
     agentWorkflowId: agentWfId,
+    agentKey,
+    startedAt: Date.now(),
+    cancelTold: false,
+    settings,
+    detached: new Set(),
     seq,
     sends: 0,
     waits: 0,
@@ -48,6 +89,7 @@ export function open(agentWfId: string, seq?: number): Conversation {
   };
   const conv = conversation;
   setHandler(sendResultSignal, ({ requestId, outcome }) => {
+    if (conv.detached.delete(requestId)) return;
     conv.outcomes.set(requestId, outcome);
   });
   setHandler(inboundSignal, (routed) => {
@@ -61,7 +103,24 @@ export function open(agentWfId: string, seq?: number): Conversation {
     // Receipts can arrive out of order; keep the furthest state.
     if (!known || rank(receipt.status) >= rank(known.status)) conv.receipts.set(receipt.messageId, receipt);
   });
+  setHandler(cancelSignal, () => {
+    conv.cancelled ??= 'operator';
+  });
+  setHandler(conversationQuery, () => view(conv));
   return conv;
+}
+
+function view(conv: Conversation): ConversationView {
+  return {
+    workflowId: workflowInfo().workflowId,
+    agentKey: conv.agentKey,
+    ...(conv.name === undefined ? {} : { name: conv.name }),
+    ...(conv.step === undefined ? {} : { step: conv.step }),
+    waiting: conv.waitingSince !== undefined,
+    ...(conv.waitingSince === undefined ? {} : { waitingSince: new Date(conv.waitingSince).toISOString() }),
+    startedAt: new Date(conv.startedAt).toISOString(),
+    ...(conv.cancelled === undefined ? {} : { cancelled: conv.cancelled }),
+  };
 }
 
 const STATUS_RANK: Record<string, number> = { sent: 1, delivered: 2, read: 3, failed: 4 };

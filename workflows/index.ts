@@ -5,10 +5,17 @@
  */
 export { agentWorkflow } from './agent/workflow';
 export {
+  DEFAULT_CANCEL_WORDS,
   EXPIRED_QUESTION_TEXT,
   ask,
+  firstOf,
   handleMessages,
+  invalid,
+  isCancelled,
   isText,
+  isWaitTimeout,
+  nameConversation,
+  prompt,
   reply,
   send,
   sendText,
@@ -21,15 +28,55 @@ export {
 export type {
   AskOptions,
   ConversationOptions,
+  FirstOfOptions,
   HandlerContext,
   LateHandler,
   MessageHandler,
+  NudgeOptions,
+  Parser,
+  PromptOptions,
+  PromptResult,
+  SchemaLike,
   SendOptions,
   SentMessage,
   TextOptions,
   WaitOptions,
+  WaitOutcome,
 } from './conversation';
+export { CONVERSATION_CANCELLED, WAIT_TIMEOUT } from '../protocol/failures';
 export { mediaMessage, textMessage } from './builders';
+export {
+  MAX_CAPTION_CHARS,
+  MAX_INLINE_MEDIA_BYTES,
+  MEDIA_FAILURE_TYPES,
+  MEDIA_KINDS,
+  MEDIA_RULES,
+  downloadMedia,
+  mediaOf,
+  sendAudio,
+  sendDocument,
+  sendImage,
+  sendMedia,
+  sendSticker,
+  sendVideo,
+  setMediaTaskQueuePrefix,
+} from './media';
+export type {
+  AnyMediaOptions,
+  CaptionedMediaOptions,
+  DocumentOptions,
+  DownloadOptions,
+  DownloadedMedia,
+  InboundMediaInfo,
+  MediaBytes,
+  MediaFailureType,
+  MediaKind,
+  MediaKindRule,
+  MediaRef,
+  MediaSendOptions,
+  MediaSource,
+  SentMedia,
+} from './media';
 export type { TextMessageOptions } from './builders';
 export { SEND_FAILURE_TYPES } from '../protocol/failures';
 export type {

@@ -1,24 +1,107 @@
 /**
- * The reference bot: an example of user code. It uses only amsflow's public workflow API.
- * `echo <text>` is answered with `<text>`, quoting the message; any other text gets the help.
+ * The reference bot: an example of user code, using only amsflow's public workflow API.
+ *   echo <text>  answers <text>, quoting the message
+ *   signup       asks the name, then the email (re-asked until valid), then confirms
+ *   cancel       cancels the question waiting (or says there is nothing to cancel)
+ *   help         the commands; anything else gets them too
  * This module is the default workflow bundle of the worker (`AMSFLOW_WORKFLOWS`).
  */
-import { handleMessages, isText, reply, textOf, type MessageHandler } from './index';
+import {
+  handleMessages,
+  invalid,
+  isText,
+  nameConversation,
+  prompt,
+  reply,
+  sendText,
+  textOf,
+  type InboundMessage,
+  type MessageHandler,
+  type PromptResult,
+} from './index';
 
 export { agentWorkflow } from './index';
 
-export const HELP_TEXT = ['I know these commands:', '• echo <text> — I repeat <text>'].join('\n');
+/** The bot's commands, as the help text and `npm start`'s banner list them. */
+export const COMMANDS: readonly { command: string; description: string }[] = [
+  { command: 'echo <text>', description: 'I repeat <text>' },
+  { command: 'signup', description: 'I ask your name and email, then register you' },
+  { command: 'cancel', description: 'I stop the question I am waiting on' },
+  { command: 'help', description: 'this list' },
+];
+
+export const HELP_TEXT = [
+  'I know these commands:',
+  ...COMMANDS.map((c) => `• ${c.command} — ${c.description}`),
+].join('\n');
+
+export const NOTHING_TO_CANCEL_TEXT = 'There is nothing to cancel.';
 
 const ECHO = /^\s*echo\s+([\s\S]+)$/i;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** How long signup waits for each answer, and its nudge ladder: a nudge a day, then it gives up. */
+const SIGNUP_WAIT = { timeout: '3 days', nudge: { after: '1 day', max: 2 } } as const;
+
+const parseName = (text: string) => {
+  const name = text.trim();
+  if (!name) return invalid('Please tell me your name in words. What is your name?');
+  if (name.length > 100)
+    return invalid('That is longer than a name should be (100 characters at most). What is your name?');
+  return name;
+};
+
+const parseEmail = (text: string) => {
+  const email = text.trim();
+  if (!email.includes('@'))
+    return invalid(`"${email}" has no @, so it is not an email address. What is your email?`);
+  if (!EMAIL.test(email))
+    return invalid(`"${email}" is not a valid email address (like ada@example.com). What is your email?`);
+  return email;
+};
+
+async function giveUp(result: Extract<PromptResult<string>, { ok: false }>): Promise<void> {
+  // A cancel was already answered with "Cancelled signup.".
+  if (result.reason === 'timeout')
+    await sendText('I have not heard back, so I stopped the signup. Write signup to start again.');
+  if (result.reason === 'tooManyTries')
+    await sendText('That did not work out, so I stopped the signup. Write signup to start again.');
+}
+
+async function signup(message: InboundMessage): Promise<void> {
+  nameConversation('signup');
+  const name = await prompt('What is your name?', {
+    ...SIGNUP_WAIT,
+    replyTo: message,
+    parse: parseName,
+    step: 'name',
+  });
+  if (!name.ok) return giveUp(name);
+  const email = await prompt(`Thanks, ${name.value}. What is your email?`, {
+    ...SIGNUP_WAIT,
+    parse: parseEmail,
+    step: 'email',
+  });
+  if (!email.ok) return giveUp(email);
+  await sendText(`Thanks ${name.value}, registered ${email.value}.`, { reconcileAmbiguous: true });
+}
 
 /** The bot's behaviour for one message. */
 export const referenceBot: MessageHandler = async (message) => {
   // Reactions and media are not commands; stay quiet rather than answer each with the help.
   if (!isText(message)) return;
-  const echo = ECHO.exec(textOf(message)!);
+  const text = textOf(message)!;
+  const echo = ECHO.exec(text);
+  const command = text.trim().toLowerCase().replace(/^\//, '');
   // A reply lost to a crash mid-send is worse than the wait: let the agent settle it from receipts.
-  await reply(message, echo ? echo[1] : HELP_TEXT, { reconcileAmbiguous: true });
+  if (echo) await reply(message, echo[1], { reconcileAmbiguous: true });
+  else if (command === 'signup') await signup(message);
+  else if (command === 'cancel') await reply(message, NOTHING_TO_CANCEL_TEXT);
+  else await reply(message, HELP_TEXT, { reconcileAmbiguous: true });
 };
 
 /** The handler workflow (type `onMessage`, the agent workflow's default). */
-export const onMessage = handleMessages(referenceBot);
+export const onMessage = handleMessages(referenceBot, {
+  // `help` while signup waits for an answer: answered, and the question stays pending.
+  commands: { help: async (message) => void (await reply(message, HELP_TEXT)) },
+});

@@ -36,6 +36,12 @@ export interface SendRequest {
   expectReply?: boolean;
   /** With `expectReply`: which wait of the requester the answer is for (see {@link WaitRequest}). */
   waitId?: number;
+  /**
+   * Send only while the requester's wait `onlyWhileWaiting` is open (a nudge): once the human's
+   * answer was routed to it, or the wait ended, the request is dropped with `NotWaiting` and
+   * nothing is sent. Checked before every attempt, so a nudge never follows a received answer.
+   */
+  onlyWhileWaiting?: number;
 }
 
 /**
@@ -47,6 +53,10 @@ export interface WaitRequest {
   workflowId: string;
   wait: boolean;
   waitId?: number;
+  /** With `wait: true`: also take a message quoting (or reacting to) this message id. */
+  questionId?: string;
+  /** With `wait: true`: take the human's next message too. Default true. */
+  nextToo?: boolean;
 }
 
 export { SEND_FAILURE_TYPES } from '../protocol/failures';
@@ -72,6 +82,26 @@ export interface HandlerInput {
   seq: number;
   /** The bot's configuration (`AMSFLOW_BOT_CONFIG`), as the agent workflow was started with it. */
   config?: unknown;
+  /** Prefix of the agent's activity task queues (`<prefix>-media`, ...); absent in older runs. */
+  activityQueuePrefix?: string;
+}
+
+/** What `amsflow conversations show` prints: one conversation (handler workflow) as it stands. */
+export interface ConversationView {
+  workflowId: string;
+  agentKey: string;
+  /** The author's name for it (`nameConversation('signup')`), if any. */
+  name?: string;
+  /** The current step: the pending question's `step` option, or its text. */
+  step?: string;
+  /** True while it waits for the human. */
+  waiting: boolean;
+  /** Workflow time (ISO 8601) when the current wait began. */
+  waitingSince?: string;
+  /** Workflow time (ISO 8601) when the conversation began. */
+  startedAt: string;
+  /** Set once it was cancelled (by a cancel word or from outside). */
+  cancelled?: 'human' | 'operator';
 }
 
 /** A human's answer to a question whose wait had timed out, sent to the conversation that asked. */
@@ -94,6 +124,13 @@ export interface RoutedMessage {
 export interface AgentTuning {
   /** Long-poll wait in seconds (spec maximum 25: about 2.4 polls a minute when idle). Default 25. */
   pollTimeoutSeconds?: number;
+  /**
+   * 0 (default): poll again as soon as a poll ends (long polls). Above 0: after a poll that found
+   * nothing, wait for the `wake` signal or this many ms before polling again. The bot test harness
+   * uses it with `pollTimeoutSeconds: 0`, so that an idle agent runs no activity and the test
+   * server can skip time; it wakes the agent whenever the scripted human acts.
+   */
+  idlePollMs?: number;
   /** Page size of a poll. Default 50 (the spec's default). */
   pollLimit?: number;
   /** Added to each pacing wait, covering the delay between scheduling and the request. Default 100 ms. */

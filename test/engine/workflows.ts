@@ -24,6 +24,7 @@ import {
   textOf,
   waitForMessage,
   waitForReceipt,
+  isWaitTimeout,
   type OutboundMessage,
 } from '../../workflows';
 import { referenceBot } from '../../workflows/reference-bot';
@@ -45,8 +46,11 @@ export const onMessage = handleMessages<{ greeting?: string } | undefined>(
     }
     if (text === 'receipt') {
       const { messageId } = await sendText('watch me');
-      const receipt = await waitForReceipt(messageId, 'read', { timeout: '1 minute' });
-      await sendText(receipt ? 'seen it' : 'no receipt');
+      const receipt = await waitForReceipt(messageId, 'read', { timeout: '1 minute' }).catch((err) => {
+        if (isWaitTimeout(err)) return undefined;
+        throw err;
+      });
+      await sendText(receipt?.status === 'read' ? 'seen it' : 'no receipt');
       return;
     }
     if (text === 'probe-malformed') {
@@ -74,7 +78,10 @@ export const onMessage = handleMessages<{ greeting?: string } | undefined>(
       return;
     }
     if (text === 'slowwait') {
-      const got = await waitForMessage({ timeout: '2 seconds' });
+      const got = await waitForMessage({ timeout: '2 seconds' }).catch((err) => {
+        if (isWaitTimeout(err)) return undefined;
+        throw err;
+      });
       await sleep('6 seconds');
       await sendText(got ? `slowwait got ${textOf(got)}` : 'slowwait got nothing');
       return;

@@ -7,7 +7,9 @@
 import {
   CancellationScope,
   ParentClosePolicy,
+  condition,
   getExternalWorkflowHandle,
+  workflowInfo,
   isCancellation,
   startChild,
 } from '@temporalio/workflow';
@@ -78,7 +80,18 @@ export async function runPollLoop(
     // 204: same offset. 409: a poll that outlived its activity, or another program on the
     // token; harmless, poll again from the same offset.
     rt.cursor.completed(pollStartedAt);
+    // A page shorter than the limit left nothing behind: anything newer comes with a wake.
+    const short =
+      result.status !== 'page' || result.messages.length + result.statuses.length < rt.tuning.pollLimit;
+    // (No await at all without idle polling: an extra tick would reorder this run's commands.)
+    if (short && rt.tuning.idlePollMs > 0) await idle(rt);
   }
+}
+
+/** With `idlePollMs`: after a poll that left nothing behind, wait for a wake signal or the interval. */
+async function idle(rt: AgentRuntime): Promise<void> {
+  if (!rt.wakeRequested) await condition(() => rt.wakeRequested || rt.draining, rt.tuning.idlePollMs);
+  rt.wakeRequested = false;
 }
 
 async function processPage(
@@ -163,6 +176,7 @@ export async function route(rt: AgentRuntime, message: InboundMessage, seq: numb
           message,
           seq,
           ...(rt.input.botConfig === undefined ? {} : { config: rt.input.botConfig }),
+          activityQueuePrefix: rt.input.activityQueuePrefix ?? workflowInfo().taskQueue,
         },
       ],
       parentClosePolicy: ParentClosePolicy.ABANDON,

@@ -149,6 +149,14 @@ export class Router {
     return true;
   }
 
+  /** True while `waiter`'s wait is registered: no message has been routed to it and it has not ended. */
+  isWaiting(waiter: Waiter): boolean {
+    const same = (w: Waiter) => w.workflowId === waiter.workflowId && w.waitId === waiter.waitId;
+    if (this.nextWaiters.some(same)) return true;
+    for (const [, w] of this.replyWaiters) if (same(w)) return true;
+    return false;
+  }
+
   /** Removes every registration of `workflowId` (its wait ended, was served, or it closed). */
   forget(workflowId: string): void {
     this.nextWaiters = this.nextWaiters.filter((w) => w.workflowId !== workflowId);

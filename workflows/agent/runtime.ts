@@ -40,6 +40,8 @@ export class AgentRuntime {
   draining = false;
   /** A page is being handed off; continue-as-new waits for it. */
   processingPage = false;
+  /** Set by the `wake` signal: with `idlePollMs`, an idle poll loop polls at once. */
+  wakeRequested = false;
 
   /**
    * @param legacyWorkerClock Runs recorded before the one-clock rule moved window records to the

@@ -75,7 +75,11 @@ async function sendOne(rt: AgentRuntime, req: Queued): Promise<SendOutcome> {
         };
       }
     }
+    if (!stillWanted(rt, req)) return notWaiting(attempts);
     const confirm = await rt.pace(rt.windows.messages, { notBefore });
+    // Checked again after the pacing wait: the answer may have come meanwhile. (The window keeps
+    // the slot it reserved: one record too many is the safe side.)
+    if (!stillWanted(rt, req)) return notWaiting(attempts);
     const attemptAt = rt.now();
     retry = { ...retry, attempts: attempts + 1 };
     try {
@@ -128,6 +132,21 @@ async function sendOne(rt: AgentRuntime, req: Queued): Promise<SendOutcome> {
       };
     }
   }
+}
+
+/** False for a nudge (`onlyWhileWaiting`) whose wait was answered or has ended. */
+function stillWanted(rt: AgentRuntime, req: Queued): boolean {
+  if (req.onlyWhileWaiting === undefined || !req.requester) return true;
+  return rt.router.isWaiting({ workflowId: req.requester, waitId: req.onlyWhileWaiting });
+}
+
+function notWaiting(attempts: number): SendOutcome {
+  return {
+    ok: false,
+    type: 'NotWaiting',
+    message: 'Not sent: the wait it was for was answered or has ended.',
+    attempts,
+  };
 }
 
 /**

@@ -15,6 +15,9 @@ export function sendRequestProblem(req: unknown): string | undefined {
     return 'a send request needs a message with a type';
   }
   if (r.requester !== undefined && typeof r.requester !== 'string') return 'requester must be a workflow id';
+  if (r.onlyWhileWaiting !== undefined && (typeof r.onlyWhileWaiting !== 'number' || !r.requester)) {
+    return 'onlyWhileWaiting must be a wait id of the requester';
+  }
   return undefined;
 }
 

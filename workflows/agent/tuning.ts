@@ -8,6 +8,7 @@ export type Tuning = Required<AgentTuning>;
 
 export const DEFAULT_TUNING: Tuning = {
   pollTimeoutSeconds: 25,
+  idlePollMs: 0,
   pollLimit: 50,
   pacingMarginMs: 100,
   rateLimitBackoffMs: 5000,

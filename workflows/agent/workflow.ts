@@ -19,6 +19,7 @@ import {
   stateQuery,
   typingSignal,
   waitSignal,
+  wakeSignal,
 } from '../../protocol/messages';
 import type { AgentStateView, AgentWorkflowInput, SendRequest } from '../types';
 import { runPollLoop, route, type PollHandle } from './poll-loop';
@@ -119,14 +120,18 @@ function registerHandlers(rt: AgentRuntime, signals: SignalTracker): void {
     else enqueue(req, 'signal');
   });
 
-  setHandler(waitSignal, async ({ workflowId, wait, waitId }) => {
+  setHandler(waitSignal, async ({ workflowId, wait, waitId, questionId, nextToo }) => {
     if (wait) {
-      rt.router.register({ workflowId, waitId }, undefined);
+      rt.router.register({ workflowId, waitId }, questionId, nextToo);
       return;
     }
     // A wait that ended after a message was routed to it hands the message back.
     const back = rt.router.end({ workflowId, waitId });
     if (back) await route(rt, back.message, back.seq);
+  });
+
+  setHandler(wakeSignal, () => {
+    rt.wakeRequested = true;
   });
 
   setHandler(releaseSignal, ({ seq }) => rt.order.release(seq));

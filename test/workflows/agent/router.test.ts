@@ -19,6 +19,20 @@ const reaction = (id: string, to: string): InboundMessage => ({
 });
 
 describe('router', () => {
+  it('knows whether a wait is still open: a nudge of a served or ended wait is dropped', () => {
+    const router = new Router(100);
+    const asker = { workflowId: 'asker', waitId: 2 };
+    router.register(asker, 'question-2');
+    expect(router.isWaiting(asker)).toBe(true);
+    expect(router.isWaiting({ workflowId: 'asker', waitId: 1 })).toBe(false);
+    router.take(text('m1', 'Paris'));
+    expect(router.isWaiting(asker)).toBe(false);
+    router.register({ workflowId: 'other', waitId: 1 }, 'q', false);
+    expect(router.isWaiting({ workflowId: 'other', waitId: 1 })).toBe(true);
+    router.end({ workflowId: 'other', waitId: 1 });
+    expect(router.isWaiting({ workflowId: 'other', waitId: 1 })).toBe(false);
+  });
+
   it('sends a quoting reply to the waiter of the quoted question, before older next-message waiters', () => {
     const router = new Router(100);
     router.register({ workflowId: 'older', waitId: 1 });
