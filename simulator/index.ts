@@ -14,6 +14,7 @@ export type {
 } from './options';
 export { DEFAULT_AGENT, DEFAULT_LIMITS } from './options';
 export type { ClockOptions } from './clock';
+export { SimulatorStateError, type RestoredState } from './state-file';
 
 // Driving it from tests
 export {

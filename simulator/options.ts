@@ -77,6 +77,13 @@ export interface SimulatorOptions {
   maxMediaBytes?: number;
   /** Directory of the web chat's static files. Default `simulator/web` next to this module. */
   webDir?: string;
+  /**
+   * Keep the conversation in this JSON file (media bytes in a folder beside it) and resume from
+   * it at start (state-file.ts). Default: none, the state lives in memory only.
+   */
+  stateFile?: string;
+  /** With `stateFile`: a change is written within this many real ms. Default 200. */
+  stateWriteDelayMs?: number;
 }
 
 export interface ResolvedOptions {
@@ -93,6 +100,8 @@ export interface ResolvedOptions {
   maxBodyBytes: number;
   maxMediaBytes: number;
   webDir: string;
+  stateFile?: string;
+  stateWriteDelayMs: number;
 }
 
 export const DEFAULT_AGENT: Required<SimulatorAgentConfig> = {
@@ -178,5 +187,7 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
     maxBodyBytes: positive('maxBodyBytes', options.maxBodyBytes ?? 1024 * 1024),
     maxMediaBytes: positive('maxMediaBytes', options.maxMediaBytes ?? 100_000_000),
     webDir: options.webDir ?? defaultWebDir(),
+    stateFile: options.stateFile === undefined ? undefined : path.resolve(options.stateFile),
+    stateWriteDelayMs: positive('stateWriteDelayMs', options.stateWriteDelayMs ?? 200, true),
   };
 }

@@ -223,6 +223,35 @@ export class Platform {
     return { id, offset: record.offset };
   }
 
+  // ---- restart ----
+
+  /**
+   * After the agents' records were restored from a state file (state-file.ts): knows their
+   * message ids again (for quoting) and arms the receipts that were still due when it was written.
+   */
+  resumeRestored(): void {
+    const now = this.clock.now();
+    const { deliveredAfterMs, readAfterMs } = this.options.receipts;
+    for (const agent of this.agents) {
+      for (const record of agent.inbound) {
+        this.issued.set(record.id, { agent: agent.config.id, author: agent.config.creator });
+      }
+      for (const record of agent.sent) {
+        this.issued.set(record.id, { agent: agent.config.id, author: agent.participant });
+        if (!record.receipts.includes('delivered')) {
+          this.schedule(agent, Math.max(0, record.acceptedAt + deliveredAfterMs - now), () =>
+            this.receipt(agent, record, 'delivered'),
+          );
+        }
+        if (readAfterMs !== null && !record.receipts.includes('read')) {
+          this.schedule(agent, Math.max(0, record.acceptedAt + readAfterMs - now), () =>
+            this.humanRead(agent, record.id),
+          );
+        }
+      }
+    }
+  }
+
   // ---- control ----
 
   reset(agent: AgentState): void {

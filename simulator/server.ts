@@ -9,6 +9,7 @@ import { sendError, toApiError } from './http-util';
 import { resolveOptions, type SimulatorOptions } from './options';
 import { Platform } from './platform';
 import { serveStatic } from './static-files';
+import { StateStore, type RestoredState } from './state-file';
 
 export interface RunningSimulator {
   /** Base url ending in /agent/v1, e.g. http://127.0.0.1:PORT/agent/v1. */
@@ -21,7 +22,12 @@ export interface RunningSimulator {
   origin: string;
   /** Typed client of the control API. */
   control: SimulatorControl;
-  /** Stops listening, ends open polls and event streams, cancels timers. */
+  /** With `stateFile`: what the start found in it. */
+  state?: RestoredState;
+  /**
+   * Stops listening, ends open polls and event streams, cancels timers; with `stateFile`, then
+   * writes the state a last time (rejects if that fails).
+   */
   close(): Promise<void>;
 }
 
@@ -33,11 +39,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const resolved = resolveOptions(options);
   const clock = new SimClock(resolved.clock);
   const platform = new Platform(resolved, clock);
+  // Restored before anything is served; a bad file stops the start (SimulatorStateError).
+  const store = resolved.stateFile
+    ? new StateStore(resolved.stateFile, platform, resolved.stateWriteDelayMs)
+    : undefined;
+  const restored = store?.load();
   const agentApi = new AgentApi(platform);
   const controlApi = new ControlApi(platform);
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://simulator.invalid');
+    await clock.sync();
     if (under(url.pathname, BASE_PATH)) return agentApi.handle(req, res, url);
     if (under(url.pathname, CONTROL_PATH)) return controlApi.handle(req, res, url);
     req.resume();
@@ -50,6 +62,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   };
 
   const server = createServer((req, res) => {
+    // Media uploads and deletions change the state without an agent's change event.
+    if (store && req.method !== 'GET' && req.method !== 'HEAD') res.once('finish', () => store.changed());
     route(req, res).catch((err: unknown) => {
       // A handler bug must never take the simulator down; answer what we can.
       req.resume();
@@ -68,6 +82,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       resolve();
     });
   });
+  store?.watch();
   const { port } = server.address() as AddressInfo;
   const host = ['0.0.0.0', '::', ''].includes(resolved.host)
     ? '127.0.0.1'
@@ -83,13 +98,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     chat: `${origin}/`,
     origin,
     control: new SimulatorControl(origin),
+    state: restored,
     close() {
       closed ??= new Promise<void>((resolve) => {
         platform.close();
         controlApi.close();
         server.close(() => resolve());
         server.closeAllConnections();
-      });
+      }).then(() => store?.close());
       return closed;
     },
   };

@@ -97,7 +97,13 @@ const EnvSchema = z.object({
   AMSFLOW_LIMITS: jsonObject(LimitsSchema).optional(),
   AMSFLOW_TUNING: jsonObject(TuningSchema).optional(),
   AMSFLOW_FLEET_AGENTS: z.coerce.number().int().positive().optional(),
+  /**
+   * What the embedded parts keep between runs (relative to the current directory): the demo's
+   * chat and its Temporal data in `demo/` (delete it to start the demo afresh), the embedded
+   * server's data in `temporal.db` when serving the real service. See worker/run.ts.
+   */
   AMSFLOW_DATA_DIR: nonEmpty.default('.amsflow'),
+  // Fixed by default, so that the chat and UI addresses stay the same from one start to the next.
   AMSFLOW_DEV_SERVER_PORT: z.coerce.number().int().min(0).max(65535).default(7233),
   AMSFLOW_DEV_SERVER_UI_PORT: z.coerce.number().int().min(0).max(65535).default(8233),
   AMSFLOW_SIMULATOR_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -123,6 +129,7 @@ export interface WorkerConfig {
   tuning: AgentTuning;
   /** Agents in the whole fleet, for the task-queue ceilings. Default: the agents of this worker. */
   fleetAgents: number;
+  /** Absolute `AMSFLOW_DATA_DIR`: where the embedded server and simulator keep their data. */
   dataDir: string;
   devServerPort: number;
   devServerUiPort: number;

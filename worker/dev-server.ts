@@ -53,20 +53,27 @@ export interface RunningDevServer {
   stop(): Promise<void>;
 }
 
-/** The port the dev server should listen on is taken: thrown by {@link startDevServer}. */
+/**
+ * A port amsflow should listen on is taken: thrown by {@link startDevServer} (its gRPC and web UI
+ * ports) and by `npm start` for the embedded simulator's port.
+ */
 export class PortInUseError extends Error {
   readonly code = 'AMSFLOW_PORT_IN_USE';
   constructor(
     readonly port: number,
-    readonly role: 'gRPC' | 'web UI',
+    readonly role: 'gRPC' | 'web UI' | 'simulator',
   ) {
+    const find = `find it with \`ss -ltnp 'sport = :${port}'\` or \`lsof -iTCP:${port} -sTCP:LISTEN\``;
     super(
-      `Cannot start the embedded Temporal dev server: 127.0.0.1:${port}, its ${role} port, is already ` +
-        'in use, most likely by a dev server left over from an earlier run that was killed, or by ' +
-        `another program. Stop that process (find it with \`ss -ltnp 'sport = :${port}'\` or ` +
-        `\`lsof -iTCP:${port} -sTCP:LISTEN\`), or pick another port (amsflow worker: ` +
-        'AMSFLOW_DEV_SERVER_PORT / AMSFLOW_DEV_SERVER_UI_PORT), or, to use a server that is already ' +
-        `running on purpose, set TEMPORAL_ADDRESS=127.0.0.1:${port} instead of starting one.`,
+      role === 'simulator'
+        ? `Cannot start the embedded simulator: 127.0.0.1:${port}, its port (web chat and service API), ` +
+            'is already in use, most likely by an `npm start` still running, or by another program. ' +
+            `Stop that process (${find}), or pick another port (AMSFLOW_SIMULATOR_PORT).`
+        : `Cannot start the embedded Temporal dev server: 127.0.0.1:${port}, its ${role} port, is already ` +
+            'in use, most likely by a dev server left over from an earlier run that was killed, or by ' +
+            `another program. Stop that process (${find}), or pick another port (amsflow worker: ` +
+            'AMSFLOW_DEV_SERVER_PORT / AMSFLOW_DEV_SERVER_UI_PORT), or, to use a server that is already ' +
+            `running on purpose, set TEMPORAL_ADDRESS=127.0.0.1:${port} instead of starting one.`,
     );
     this.name = 'PortInUseError';
   }
@@ -107,7 +114,11 @@ function portTaken(port: number): Promise<boolean> {
 }
 
 /** Throws {@link PortInUseError} unless the port is free or becomes free within `waitMs`. */
-async function claimablePort(port: number, role: PortInUseError['role'], waitMs: number): Promise<void> {
+export async function claimablePort(
+  port: number,
+  role: PortInUseError['role'],
+  waitMs: number,
+): Promise<void> {
   const deadline = Date.now() + waitMs;
   while (await portTaken(port)) {
     if (Date.now() >= deadline) throw new PortInUseError(port, role);

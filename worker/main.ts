@@ -1,11 +1,13 @@
 /**
  * `npm start` / `npm run worker`: runs amsflow from environment variables (see README). With no
  * `TEMPORAL_ADDRESS` it starts the embedded Temporal dev server; with no `AMS_TOKEN` it starts
- * the embedded simulator and prints its web chat address. Ctrl-C (SIGINT) or SIGTERM stops it.
+ * the embedded simulator. It prints the web chat and Temporal UI addresses, the bot's commands,
+ * and whether it resumed what the last run kept under the data dir (`.amsflow/`). Ctrl-C
+ * (SIGINT) or SIGTERM stops it; the simulator's state is written a last time on the way out.
  */
 import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
-import { ConfigError, loadConfig } from './config';
-import { runAmsflow } from './run';
+import { loadConfig } from './config';
+import { botCommands, formatBanner, runAmsflow } from './run';
 
 const LEVELS: LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
 /** Expected on activity-only and workflow-only workers; not worth an operator's attention. */
@@ -26,18 +28,20 @@ async function main(): Promise<void> {
   const config = loadConfig();
   installLogger();
   const running = await runAmsflow(config);
-  if (running.chatUrl) console.log(`amsflow: open ${running.chatUrl} and write "echo hello" to the bot`);
-  console.log('amsflow: running; Ctrl-C stops');
   // The Temporal runtime turns SIGINT/SIGTERM into a worker shutdown; `done` follows it.
   let stopping = false;
   const stop = () => {
     if (stopping) return;
     stopping = true;
-    console.log('amsflow: stopping (long polls cancelled, in-flight sends finishing)');
+    const chat = running.chatUrl ? ', then the chat is written to disk' : '';
+    console.log(`amsflow: stopping (long polls cancelled, in-flight sends finishing${chat})`);
     void running.shutdown();
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  // With a prebuilt bundle, the module at workflowsPath is not the bot that runs.
+  const commands = config.workflowBundlePath ? [] : await botCommands(config.workflowsPath);
+  if (!stopping) console.log(formatBanner(running, commands));
   await running.done;
   console.log('amsflow: stopped');
 }
@@ -45,7 +49,9 @@ async function main(): Promise<void> {
 main().then(
   () => process.exit(0),
   (err: unknown) => {
-    console.error(err instanceof ConfigError ? err.message : err);
+    // amsflow's own errors (configuration, a port in use, an unusable state file) say all there is.
+    const own = err instanceof Error && /^AMSFLOW_/.test(String((err as { code?: unknown }).code));
+    console.error(own ? err.message : err);
     process.exit(1);
   },
 );

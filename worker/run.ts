@@ -3,9 +3,17 @@
  * worker per service endpoint, each on its own task queue whose server-side rate limit
  * (`maxTaskQueueActivitiesPerSecond`) is the fleet-wide ceiling. Starts the embedded Temporal
  * dev server and the embedded simulator when the configuration asks for them.
+ *
+ * What the embedded parts keep, under the data dir (`AMSFLOW_DATA_DIR`, default `.amsflow`):
+ * - `demo/`: the demo (embedded simulator): its conversation (`simulator.json`, media bytes in
+ *   `simulator-media/`) and, with the embedded server, Temporal's data (`temporal.db`). The two
+ *   belong together: an agent workflow holds an offset into that conversation, so they are kept
+ *   and resumed together, and deleting `demo/` starts the demo afresh.
+ * - `temporal.db`: the embedded server's data when the worker serves the real service.
+ * - `amsflow.pid`: held while a worker uses the data dir, so that two never share it.
  */
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
@@ -15,11 +23,11 @@ import { ensureAgent } from '../client/agents';
 import { MessagingClient } from '../messaging/client';
 import { resolveLimits, type Limits } from '../messaging/limits';
 import { resolveTemporalBinaries } from '../scripts/temporal-binaries';
-import { startSimulator, type RunningSimulator } from '../simulator';
+import { SimulatorStateError, startSimulator, type RestoredState, type RunningSimulator } from '../simulator';
 import { activityQueue, type Endpoint } from '../protocol/queues';
 import type { WorkerConfig } from './config';
 import { workflowBundlerOptions } from './bundling';
-import { startDevServer, type RunningDevServer } from './dev-server';
+import { claimablePort, PortInUseError, startDevServer, type RunningDevServer } from './dev-server';
 
 export interface RunningAmsflow {
   temporalAddress: string;
@@ -28,6 +36,10 @@ export interface RunningAmsflow {
   chatUrl?: string;
   simulatorUrl?: string;
   taskQueue: string;
+  /** The agents served, with the service each one talks to. */
+  agents: { agentKey: string; baseUrl?: string }[];
+  /** What this start found under the data dir: a fresh start or a resumed one. */
+  resume: ResumeInfo;
   /** Resolves when every worker has stopped (after {@link shutdown} or a signal). */
   done: Promise<void>;
   /** Stops the workers (long polls cancelled, in-flight sends finished), then everything embedded. */
@@ -35,6 +47,87 @@ export interface RunningAmsflow {
 }
 
 type Log = (line: string) => void;
+
+/** What `npm start` found under the data dir. */
+export interface ResumeInfo {
+  /** The data dir (absolute). */
+  dataDir: string;
+  /** Where the demo keeps its conversation and its Temporal data, with the embedded simulator. */
+  demoDir?: string;
+  /** The embedded simulator's state file and what was in it. */
+  chat?: RestoredState;
+  /** The embedded server's database, when it runs. */
+  temporalDb?: string;
+  /** Whether that database was there already (a resumed Temporal). */
+  temporalResumed: boolean;
+}
+
+/** Another worker holds the data dir (its `amsflow.pid`). */
+export class DataDirInUseError extends Error {
+  readonly code = 'AMSFLOW_DATA_DIR_IN_USE';
+  constructor(
+    readonly file: string,
+    readonly pid: number,
+  ) {
+    super(
+      `Another amsflow (pid ${pid}) is using the data in ${join(file, '..')}: stop it first (two runs ` +
+        'must not share one conversation and one Temporal database), or set AMSFLOW_DATA_DIR to another ' +
+        `folder. If no amsflow is running, delete ${file}.`,
+    );
+    this.name = 'DataDirInUseError';
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Takes `<dataDir>/amsflow.pid`; returns its release. Throws {@link DataDirInUseError}. */
+export function lockDataDir(dataDir: string): () => void {
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, 'amsflow.pid');
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const fd = openSync(file, 'wx');
+      writeSync(fd, `${process.pid}\n`);
+      closeSync(fd);
+      return () => {
+        try {
+          if (readFileSync(file, 'utf8').trim() === String(process.pid)) rmSync(file, { force: true });
+        } catch {
+          // Gone already.
+        }
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw err;
+    }
+    let holder = NaN;
+    try {
+      holder = Number(readFileSync(file, 'utf8').trim());
+    } catch {
+      // Removed meanwhile, or unreadable: treated as stale.
+    }
+    if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && alive(holder)) {
+      throw new DataDirInUseError(file, holder);
+    }
+    // Left by a run that was killed: take it over.
+    rmSync(file, { force: true });
+  }
+}
+
+const removeDb = (file: string) => {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+};
+
+/** A port that should be free; `0` (any) always is. */
+async function mustBeFree(port: number, role: PortInUseError['role']): Promise<void> {
+  if (port !== 0) await claimablePort(port, role, 5_000);
+}
 
 /** Activities per endpoint queue, the limit whose budget sizes its ceiling, and its drain time. */
 const ENDPOINT_QUEUES: {
@@ -81,20 +174,65 @@ export async function runAmsflow(
     for (const step of cleanups.reverse()) await step().catch(() => undefined);
   };
   try {
+    const usesDataDir = !config.temporalAddress || config.embeddedSimulator;
+    if (usesDataDir) {
+      const release = lockDataDir(config.dataDir);
+      cleanups.push(() => Promise.resolve(release()));
+      // Scratch of older versions, which began every demo afresh.
+      removeDb(join(config.dataDir, 'demo-temporal.db'));
+    }
+    const demoDir = config.embeddedSimulator ? join(config.dataDir, 'demo') : undefined;
+    const stateFile = demoDir && join(demoDir, 'simulator.json');
+    const temporalDb = config.temporalAddress ? undefined : join(demoDir ?? config.dataDir, 'temporal.db');
+    if (temporalDb && stateFile && !existsSync(stateFile) && existsSync(temporalDb)) {
+      // Agent workflows hold offsets into a conversation that is gone: they must not resume.
+      log(`amsflow: no conversation in ${stateFile}, so the demo's Temporal data start afresh too`);
+      removeDb(temporalDb);
+    }
+    const resume: ResumeInfo = {
+      dataDir: config.dataDir,
+      demoDir,
+      temporalDb,
+      temporalResumed: temporalDb !== undefined && existsSync(temporalDb),
+    };
+
+    // The simulator first: its state is checked (and its port taken) before the slower server starts.
+    let simulator: RunningSimulator | undefined;
+    let agents = config.agents;
+    if (config.embeddedSimulator) {
+      await mustBeFree(config.simulatorPort, 'simulator');
+      // A new token each start: the token is never in workflow state, only in this process.
+      const token = `sim-${randomBytes(12).toString('hex')}`;
+      simulator = await startSimulator({
+        port: config.simulatorPort,
+        agents: [{ id: config.agents[0].agentKey, token, creator: 'user:1001', creatorName: 'You' }],
+        limits: config.limits,
+        stateFile,
+      }).catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'EADDRINUSE') throw new PortInUseError(config.simulatorPort, 'simulator');
+        if (err instanceof SimulatorStateError) {
+          throw new SimulatorStateError(
+            err.file,
+            err.problem,
+            `stop amsflow and delete ${demoDir} (the chat and the demo's Temporal data go together)`,
+          );
+        }
+        throw err;
+      });
+      cleanups.push(() => simulator!.close());
+      resume.chat = simulator.state;
+      agents = [{ ...config.agents[0], token, baseUrl: simulator.url }];
+      log(`amsflow: embedded simulator at ${simulator.url}; web chat: ${simulator.chat}`);
+    }
+
     let devServer: RunningDevServer | undefined;
     let temporalAddress = config.temporalAddress;
     if (!temporalAddress) {
       const { cli } = await resolveTemporalBinaries({ log });
       if (cli.kind !== 'path') throw new Error('The embedded Temporal server needs the Temporal CLI on disk');
-      // The embedded simulator keeps its conversation in memory, so with it Temporal starts empty
-      // too: an agent workflow must never hold an offset of a service that no longer exists.
-      const dbFile = join(config.dataDir, config.embeddedSimulator ? 'demo-temporal.db' : 'temporal.db');
-      if (config.embeddedSimulator) {
-        for (const suffix of ['', '-wal', '-shm']) rmSync(`${dbFile}${suffix}`, { force: true });
-      }
       devServer = await startDevServer({
         cliPath: cli.path,
-        dbFile,
+        dbFile: temporalDb!,
         port: config.devServerPort,
         uiPort: config.devServerUiPort,
         namespace: config.namespace,
@@ -102,20 +240,6 @@ export async function runAmsflow(
       cleanups.push(() => devServer!.stop());
       temporalAddress = devServer.address;
       log(`amsflow: embedded Temporal dev server at ${temporalAddress} (UI ${devServer.uiUrl})`);
-    }
-
-    let simulator: RunningSimulator | undefined;
-    let agents = config.agents;
-    if (config.embeddedSimulator) {
-      const token = `sim-${randomBytes(12).toString('hex')}`;
-      simulator = await startSimulator({
-        port: config.simulatorPort,
-        agents: [{ id: config.agents[0].agentKey, token, creator: 'user:1001', creatorName: 'You' }],
-        limits: config.limits,
-      });
-      cleanups.push(() => simulator!.close());
-      agents = [{ ...config.agents[0], token, baseUrl: simulator.url }];
-      log(`amsflow: embedded simulator at ${simulator.url}; web chat: ${simulator.chat}`);
     }
 
     const limits = resolveLimits(config.limits);
@@ -176,6 +300,8 @@ export async function runAmsflow(
         }),
       );
     }
+    // Once the workers have stopped nothing talks to the simulator: its last write comes first.
+    if (simulator) cleanups.push(() => simulator.close());
     const running = workers.map((w) => w.run());
 
     for (const agent of agents) {
@@ -202,6 +328,8 @@ export async function runAmsflow(
       chatUrl: simulator?.chat,
       simulatorUrl: simulator?.url,
       taskQueue: config.taskQueue,
+      agents: agents.map((a) => ({ agentKey: a.agentKey, baseUrl: a.baseUrl })),
+      resume,
       done,
       async shutdown() {
         for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
@@ -222,4 +350,88 @@ async function loadBotActivities(path: string): Promise<Record<string, (...args:
   );
   if (functions.length === 0) throw new Error(`AMSFLOW_ACTIVITIES: ${path} exports no functions`);
   return Object.fromEntries(functions);
+}
+
+/** One command of a bot, as the banner lists it. */
+export interface BotCommand {
+  command: string;
+  description: string;
+}
+
+/**
+ * The commands a bot module announces: its `COMMANDS` export (`{ command, description }[]`), else
+ * the lines of its `HELP_TEXT`; none when it has neither or cannot be loaded outside a workflow.
+ */
+export async function botCommands(workflowsPath: string): Promise<BotCommand[]> {
+  let bot: Record<string, unknown>;
+  try {
+    bot = (await import(workflowsPath)) as Record<string, unknown>;
+  } catch {
+    return [];
+  }
+  const listed = bot.COMMANDS;
+  if (
+    Array.isArray(listed) &&
+    listed.every(
+      (c: unknown) =>
+        typeof c === 'object' &&
+        c !== null &&
+        typeof (c as BotCommand).command === 'string' &&
+        typeof (c as BotCommand).description === 'string',
+    )
+  ) {
+    return (listed as BotCommand[]).map(({ command, description }) => ({ command, description }));
+  }
+  if (typeof bot.HELP_TEXT === 'string') {
+    return bot.HELP_TEXT.split('\n')
+      .map((line) => line.replace(/^\s*[•*-]\s*/, '').trim())
+      .filter((line) => line && !line.endsWith(':'))
+      .map((line) => {
+        const [command, ...rest] = line.split(/\s+[—-]\s+/);
+        return { command, description: rest.join(' - ') };
+      });
+  }
+  return [];
+}
+
+/** What `npm start` prints once everything runs: where to go, what to write, what was resumed. */
+export function formatBanner(running: RunningAmsflow, commands: BotCommand[] = []): string {
+  const { resume } = running;
+  const lines: string[] = [''];
+  if (resume.chat) {
+    const chat = resume.chat;
+    lines.push(
+      chat.resumed
+        ? `amsflow: resuming: ${chat.messages} message${chat.messages === 1 ? '' : 's'} in the chat`
+        : 'amsflow: fresh start: a new chat',
+    );
+    if (chat.unclean) {
+      lines.push('  (the last run did not stop cleanly: its last moments before the end may be missing)');
+    }
+    if (chat.resumed && resume.temporalDb && !resume.temporalResumed) {
+      lines.push(`  (${resume.temporalDb} was missing: conversations in progress were not resumed)`);
+    }
+  } else {
+    const where = running.agents.map((a) => `"${a.agentKey}" at ${a.baseUrl ?? 'the default service URL'}`);
+    lines.push(`amsflow: serving the real service: agent ${where.join(', ')}`);
+  }
+  const pad = (label: string) => `  ${label.padEnd(14)}`;
+  if (running.chatUrl) lines.push(`${pad('web chat')}${running.chatUrl}`);
+  if (running.temporalUiUrl) lines.push(`${pad('Temporal UI')}${running.temporalUiUrl}`);
+  if (commands.length > 0) {
+    const width = Math.max(...commands.map((c) => c.command.length));
+    lines.push(
+      `${pad('bot commands')}${commands.map((c) => `${c.command.padEnd(width)}  ${c.description}`.trimEnd()).join(`\n${pad('')}`)}`,
+    );
+  }
+  if (resume.demoDir) {
+    lines.push(
+      `${pad('data')}${resume.demoDir}: the next npm start resumes from it; delete it to start afresh`,
+    );
+  } else if (resume.temporalDb) {
+    const kept = resume.temporalResumed ? 'resumed' : 'new';
+    lines.push(`${pad('data')}${resume.temporalDb} (Temporal, ${kept}): the next start resumes from it`);
+  }
+  lines.push('amsflow: running; Ctrl-C stops everything');
+  return lines.join('\n');
 }

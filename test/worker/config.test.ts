@@ -36,6 +36,36 @@ describe('worker configuration', () => {
     expect(config.workflowsPath).toMatch(/workflows\/reference-bot\.(ts|js)$/);
   });
 
+  it('keeps npm start’s data in .amsflow of the current directory, or AMSFLOW_DATA_DIR, on fixed ports', () => {
+    expect(loadConfig({})).toMatchObject({
+      dataDir: join(process.cwd(), '.amsflow'),
+      devServerPort: 7233,
+      devServerUiPort: 8233,
+      simulatorPort: 8080,
+    });
+    expect(loadConfig({ AMSFLOW_DATA_DIR: 'elsewhere/data' }).dataDir).toBe(
+      join(process.cwd(), 'elsewhere/data'),
+    );
+    expect(loadConfig({ AMSFLOW_DATA_DIR: '/var/lib/amsflow' }).dataDir).toBe('/var/lib/amsflow');
+    expect(
+      loadConfig({
+        AMSFLOW_DEV_SERVER_PORT: '17233',
+        AMSFLOW_DEV_SERVER_UI_PORT: '0',
+        AMSFLOW_SIMULATOR_PORT: '9090',
+      }),
+    ).toMatchObject({ devServerPort: 17233, devServerUiPort: 0, simulatorPort: 9090 });
+    expect(problemsOf({ AMSFLOW_DATA_DIR: ' ' })).toEqual([expect.stringMatching(/^AMSFLOW_DATA_DIR: /)]);
+  });
+
+  it('uses the real service, without the simulator, when AMS_TOKEN and AMS_BASE_URL are set', () => {
+    const config = loadConfig({ AMS_TOKEN: 't', AMS_BASE_URL: 'https://ams.example/agent/v1' });
+    expect(config.embeddedSimulator).toBe(false);
+    expect(config.temporalAddress).toBeUndefined();
+    expect(config.agents).toEqual([
+      { agentKey: 'default', token: 't', baseUrl: 'https://ams.example/agent/v1' },
+    ]);
+  });
+
   it('reads the bot configuration as JSON or from a JSON file, and the bot’s activities module', () => {
     expect(loadConfig({ AMSFLOW_BOT_CONFIG: '{"greeting":"Hej"}' }).botConfig).toEqual({ greeting: 'Hej' });
     expect(loadConfig({ AMSFLOW_BOT_CONFIG: agentsFile({ fromFile: [1, 2] }) }).botConfig).toEqual({
