@@ -3,8 +3,14 @@ module.exports = {
   testEnvironment: 'node',
   preset: 'ts-jest',
   transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
-  roots: ['<rootDir>/test'],
+  roots: ['<rootDir>/test', '<rootDir>/examples'],
   testMatch: ['**/*.test.ts'],
+  // The package's own names, as a bot imports them (tsconfig paths do the same for tsc).
+  moduleNameMapper: {
+    '^amsflow$': '<rootDir>/index.ts',
+    '^amsflow/workflows$': '<rootDir>/workflows/index.ts',
+    '^amsflow/testing$': '<rootDir>/testing/index.ts',
+  },
   setupFiles: ['<rootDir>/test/support/quiet-runtime.ts'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',

@@ -5,26 +5,28 @@
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import * as ts from 'typescript';
 import { waitFor } from '../support/temporal';
 import { engineSuite } from '../engine/support';
 
 const root = resolve(__dirname, '..', '..');
 
-/** The first ts block after the heading `## Writing a bot`. */
-function readmeBot(): string {
+/** The first ts block after `heading` in README.md. */
+function readmeBlock(heading: string): string {
   const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Writing a bot'));
+  const section = readme.slice(readme.indexOf(heading));
   const block = /```ts\n([\s\S]*?)```/.exec(section);
-  if (!block) throw new Error('README.md has no ts block under "## Writing a bot"');
+  if (!block) throw new Error(`README.md has no ts block under "${heading}"`);
   return block[1];
 }
 
-function typeErrors(file: string): string[] {
+const readmeBot = () => readmeBlock('## Writing a bot');
+
+function typeErrors(file: string, types: string[] = []): string[] {
   const config = ts.readConfigFile(join(root, 'tsconfig.json'), ts.sys.readFile);
   const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, root);
-  const program = ts.createProgram([file], { ...options, rootDir: undefined, noEmit: true, types: [] });
+  const program = ts.createProgram([file], { ...options, rootDir: undefined, noEmit: true, types });
   return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
 }
 
@@ -33,6 +35,18 @@ describe('the README bot example', () => {
   const file = join(mkdtempSync(join(tmpdir(), 'amsflow-readme-')), 'my-bot.ts');
 
   beforeAll(() => writeFileSync(file, readmeBot()));
+
+  describe('its test, from "Testing a bot", as written (with the harness)', () => {
+    const testFile = join(dirname(file), 'my-bot.test.ts');
+    writeFileSync(file, readmeBot());
+    writeFileSync(testFile, readmeBlock('### Testing a bot'));
+    it('type-checks', () => {
+      expect(typeErrors(testFile, ['jest', 'node'])).toEqual([]);
+    });
+    // Registers the README's own `test(...)` in this suite.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the README's test file, loaded as jest would
+    require(testFile);
+  });
 
   it('imports amsflow/workflows and type-checks as written, without a build', () => {
     expect(readmeBot()).toContain("from 'amsflow/workflows'");

@@ -1,0 +1,280 @@
+/**
+ * `createBotTestEnv`: a scripted human against your bot, on real parts. It starts a Temporal
+ * server (the time-skipping test server by default, else the dev server), the simulator over
+ * real HTTP, the engine's activities, a worker running your workflow module, and the agent
+ * workflow; then `say`, `react` and `read` act as the human, `expectBot` checks the bot's next
+ * message, and `skip` moves time.
+ *
+ * Time: with time skipping, the simulator's clock is the test server's (`ServerClock`), so its
+ * rate windows agree with the agent's pacing in workflow time; and the agent polls without
+ * waiting (`pollTimeoutSeconds: 0`) and then only when the human acts or an hour of workflow
+ * time has passed (`idlePollMs`), so that an idle bot runs no activity and time can be skipped.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import type { Duration } from '@temporalio/common';
+import { msToNumber } from '@temporalio/common/lib/time';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { createActivities } from '../activities';
+import { ensureAgent } from '../client/agents';
+import { MessagingClient } from '../messaging/client';
+import type { Limits } from '../messaging/limits';
+import { agentWorkflowId } from '../protocol/ids';
+import { wakeSignal } from '../protocol/messages';
+import { QUEUE_SUFFIX, activityQueue, type Endpoint } from '../protocol/queues';
+import { resolveTemporalBinaries } from '../scripts/temporal-binaries';
+import { startSimulator, type RunningSimulator } from '../simulator';
+import { workflowBundlerOptions } from '../worker/bundling';
+import type { AgentTuning } from '../workflows/types';
+import { describeMatcher, matches, toBotMessage, type BotMessage, type Matcher } from './bot-messages';
+import { ServerClock } from './server-clock';
+
+export type { BotMessage, Matcher } from './bot-messages';
+
+/** A message from the human as the wire has it, e.g. `{ type: 'image', image: { id } }`. */
+export interface HumanInput {
+  type: string;
+  [member: string]: unknown;
+}
+
+export interface BotTestEnvOptions {
+  /** Path of your workflow module: it exports `agentWorkflow` and your handler (`onMessage`). */
+  workflows: string;
+  /** Use the time-skipping test server (`skip` jumps). Default true; false uses the dev server. */
+  timeSkipping?: boolean;
+  /** Your bot's configuration (`ctx.config`). */
+  config?: unknown;
+  /** Your bot's own activities, on the workflow task queue. */
+  activities?: Record<string, (...args: never[]) => unknown>;
+  /** The service's limits; default the spec's. */
+  limits?: Partial<Limits>;
+  /** Agent tuning on top of the harness's. */
+  tuning?: AgentTuning;
+  /** How long `expectBot` waits by default, in real ms. Default 15000. */
+  expectTimeoutMs?: number;
+}
+
+export interface BotTestEnv {
+  readonly agentKey: string;
+  /** The simulator: `simulator.control` injects faults, reads the log and the media store. */
+  readonly simulator: RunningSimulator;
+  /** A client of the test's Temporal server (signal your workflows, read their results). */
+  readonly client: Client;
+  /** The human writes `text` (or sends any message, e.g. an image); returns its message id. */
+  say(message: string | HumanInput, options?: { replyTo?: string | BotMessage }): Promise<string>;
+  /** The human reacts to one of the bot's messages. */
+  react(to: string | BotMessage, emoji: string): Promise<string>;
+  /** The human reads the bot's message (its receipt becomes 'read'). */
+  read(message: string | BotMessage): Promise<void>;
+  /** The bot's next message, which must match; waits for it (real time) up to `timeoutMs`. */
+  expectBot(matcher: Matcher, options?: { timeoutMs?: number }): Promise<BotMessage>;
+  /** Moves time forward (time skipping only): every timer due meanwhile fires. */
+  skip(duration: Duration): Promise<void>;
+  /** Every message of the chat so far, both ways, in order. */
+  transcript(): Promise<BotMessage[]>;
+  /** Stops everything. */
+  teardown(): Promise<void>;
+}
+
+/** Real ms `expectBot` waits before time starts to move faster; then workflow ms per step. */
+const EXPECT_STEP_REAL_MS = 500;
+const EXPECT_STEP_SKIP_MS = 5_000;
+
+/** The worker-side bundle of a workflow module, built once per process. */
+const bundles = new Map<string, Promise<{ code: string }>>();
+
+async function bundleOnce(workflowsPath: string): Promise<{ code: string }> {
+  let found = bundles.get(workflowsPath);
+  if (!found) {
+    const { bundleWorkflowCode } = await import('@temporalio/worker');
+    found = bundleWorkflowCode({ workflowsPath, ...workflowBundlerOptions(), logger: quiet });
+    bundles.set(workflowsPath, found);
+  }
+  return found;
+}
+
+const noop = () => undefined;
+const quiet = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
+
+/** Starts a bot test environment; `teardown()` it after the test. */
+export async function createBotTestEnv(options: BotTestEnvOptions): Promise<BotTestEnv> {
+  const timeSkipping = options.timeSkipping ?? true;
+  const { cli, testServer } = await resolveTemporalBinaries({ log: noop });
+  const binary = timeSkipping ? testServer : cli;
+  const server =
+    binary.kind === 'path' ? { executable: { type: 'existing-path' as const, path: binary.path } } : {};
+  const env = timeSkipping
+    ? await TestWorkflowEnvironment.createTimeSkipping({ server })
+    : await TestWorkflowEnvironment.createLocal({ server });
+  const cleanups: (() => Promise<unknown>)[] = [() => env.teardown()];
+  try {
+    return await start(env, options, timeSkipping, cleanups);
+  } catch (err) {
+    for (const step of cleanups.reverse()) await step().catch(noop);
+    throw err;
+  }
+}
+
+async function start(
+  env: TestWorkflowEnvironment,
+  options: BotTestEnvOptions,
+  timeSkipping: boolean,
+  cleanups: (() => Promise<unknown>)[],
+): Promise<BotTestEnv> {
+  const agentKey = `bot${randomUUID().slice(0, 8)}`;
+  const token = `token-${randomUUID()}`;
+  const clock = timeSkipping ? await ServerClock.from(() => env.currentTimeMs()) : undefined;
+  const sim = await startSimulator({
+    port: 0,
+    agents: [{ id: agentKey, token, creator: 'user:1001', creatorName: 'Tester' }],
+    limits: options.limits,
+    ...(clock ? { clock: { now: clock.now, sync: clock.sync } } : {}),
+  });
+  cleanups.push(() => sim.close());
+  const messaging = new MessagingClient({
+    token,
+    baseUrl: sim.url,
+    rateLimit: false,
+    maxRetries: 0,
+    autoDiscover: false,
+  });
+  cleanups.push(() => messaging.close());
+  const activities = createActivities(new Map([[agentKey, messaging]]));
+
+  const taskQueue = `bot-test-${agentKey}`;
+  const workers = [
+    await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: await bundleOnce(options.workflows),
+      ...(options.activities ? { activities: options.activities } : {}),
+    }),
+    ...(await Promise.all(
+      (Object.keys(QUEUE_SUFFIX) as Endpoint[]).map((endpoint) =>
+        Worker.create({
+          connection: env.nativeConnection,
+          taskQueue: activityQueue(taskQueue, endpoint),
+          activities,
+        }),
+      ),
+    )),
+  ];
+  const running = workers.map((w) => w.run());
+  cleanups.push(async () => {
+    for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+    await Promise.allSettled(running);
+  });
+
+  await ensureAgent(env.client, {
+    agentKey,
+    taskQueue,
+    limits: options.limits,
+    tuning: {
+      ...(timeSkipping ? { pollTimeoutSeconds: 0, idlePollMs: 3_600_000 } : { pollTimeoutSeconds: 5 }),
+      ...options.tuning,
+    },
+    botConfig: options.config,
+  });
+  return new Harness(env, sim, agentKey, timeSkipping, options.expectTimeoutMs ?? 15_000, cleanups);
+}
+
+class Harness implements BotTestEnv {
+  private seen = 0;
+
+  constructor(
+    private readonly env: TestWorkflowEnvironment,
+    readonly simulator: RunningSimulator,
+    readonly agentKey: string,
+    private readonly timeSkipping: boolean,
+    private readonly expectTimeoutMs: number,
+    private readonly cleanups: (() => Promise<unknown>)[],
+  ) {}
+
+  get client(): Client {
+    return this.env.client;
+  }
+
+  private async wake(): Promise<void> {
+    if (!this.timeSkipping) return;
+    await this.env.client.workflow.getHandle(agentWorkflowId(this.agentKey)).signal(wakeSignal);
+  }
+
+  async say(message: string | HumanInput, options: { replyTo?: string | BotMessage } = {}) {
+    const replyTo = typeof options.replyTo === 'string' ? options.replyTo : options.replyTo?.id;
+    const body: HumanInput =
+      typeof message === 'string' ? { type: 'text', text: { body: message } } : message;
+    const { id } = await this.simulator.control.human({
+      ...body,
+      agent: this.agentKey,
+      ...(replyTo ? { context: { id: replyTo } } : {}),
+    });
+    await this.wake();
+    return id;
+  }
+
+  async react(to: string | BotMessage, emoji: string): Promise<string> {
+    const messageId = typeof to === 'string' ? to : to.id;
+    return this.say({ type: 'reaction', reaction: { message_id: messageId, emoji } });
+  }
+
+  async read(message: string | BotMessage): Promise<void> {
+    await this.simulator.control.read({
+      id: typeof message === 'string' ? message : message.id,
+      agent: this.agentKey,
+    });
+    await this.wake();
+  }
+
+  async transcript(): Promise<BotMessage[]> {
+    const conversation = await this.simulator.control.conversation(this.agentKey);
+    return conversation.entries.map(toBotMessage);
+  }
+
+  async expectBot(matcher: Matcher, options: { timeoutMs?: number } = {}): Promise<BotMessage> {
+    const timeoutMs = options.timeoutMs ?? this.expectTimeoutMs;
+    const deadline = Date.now() + timeoutMs;
+    const waitingSince = Date.now();
+    for (;;) {
+      const all = await this.transcript();
+      const fromBot = all.filter((m) => m.from === 'bot');
+      const next = fromBot[this.seen];
+      if (next) {
+        this.seen++;
+        if (matches(next, matcher)) return next;
+        throw new Error(
+          `expected the bot to say ${describeMatcher(matcher)}, it said ${JSON.stringify(next.text ?? next.type)}\n${show(all)}`,
+        );
+      }
+      if (Date.now() > deadline) {
+        throw new Error(
+          `the bot said nothing matching ${describeMatcher(matcher)} within ${timeoutMs} ms\n${show(all)}`,
+        );
+      }
+      // While the human waits, time passes: faster than real time with time skipping, so that a
+      // send or poll waiting for its rate window does not stall the test.
+      if (this.timeSkipping && Date.now() - waitingSince >= EXPECT_STEP_REAL_MS) {
+        await this.env.sleep(EXPECT_STEP_SKIP_MS);
+      } else {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+  }
+
+  async skip(duration: Duration): Promise<void> {
+    if (!this.timeSkipping) throw new Error('skip() needs createBotTestEnv({ timeSkipping: true })');
+    await this.env.sleep(msToNumber(duration));
+  }
+
+  async teardown(): Promise<void> {
+    for (const step of this.cleanups.reverse()) await step().catch(noop);
+    this.cleanups.length = 0;
+  }
+}
+
+function show(all: BotMessage[]): string {
+  return [
+    'transcript:',
+    ...all.map((m) => `  ${m.from === 'bot' ? 'bot  ' : 'human'}: ${m.text ?? `<${m.type}>`}`),
+  ].join('\n');
+}
