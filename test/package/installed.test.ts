@@ -1,0 +1,311 @@
+/**
+ * amsflow as an installed package. `npm pack` (whose prepack builds a fresh `dist/`) makes a
+ * tarball of the build alone: no sources, tests, `.amsflow` or node_modules. A consumer project
+ * outside this repository installs that tarball with npm and then, without this repository's
+ * tsconfig paths or bundler alias, resolves `amsflow`, `amsflow/workflows`, `amsflow/internal`,
+ * `amsflow/testing` and the `amsflow` command, type-checks against the shipped declarations and
+ * bundles a workflow module that imports `amsflow/workflows`.
+ *
+ * The consumer's dependencies are `file:` links to this project's node_modules, so the install
+ * needs neither the registry nor the npm cache (`--offline`), and takes about a second.
+ */
+import { execFileSync, type ExecFileSyncOptions } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, sep } from 'node:path';
+
+const root = resolve(__dirname, '..', '..');
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  name: string;
+  dependencies: Record<string, string>;
+  exports: Record<string, string | { types: string; default: string }>;
+  bin: Record<string, string>;
+  scripts: Record<string, string>;
+};
+
+/** `amsflow/testing` ships only once its sources exist (they may be written after this test). */
+const hasTesting = existsSync(join(root, 'testing', 'index.ts'));
+const itWithTesting = hasTesting ? it : it.skip;
+
+/**
+ * The environment for npm and node children: without the npm_* variables of an enclosing
+ * `npm test` (its lifecycle, package fields and config), so they behave as run by hand.
+ */
+function cleanEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
+}
+
+function run(command: string, args: string[], options: ExecFileSyncOptions): string {
+  try {
+    return execFileSync(command, args, {
+      env: cleanEnv(),
+      encoding: 'utf8',
+      stdio: 'pipe',
+      ...options,
+    }) as string;
+  } catch (err) {
+    const e = err as { message: string; stdout?: string; stderr?: string };
+    throw new Error(
+      `${command} ${args.join(' ')} failed: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`,
+    );
+  }
+}
+
+/** The bot of the README's "Writing a bot" section, as written: the first ts block after it. */
+function readmeBot(): string {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const block = /```ts\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf('## Writing a bot')));
+  if (!block) throw new Error('README.md has no ts block under "## Writing a bot"');
+  return block[1];
+}
+
+/** An application's side: the other entry points' names and types. */
+const APP = `import { ensureAgent, runAmsflow, textMessage, type RunningAmsflow } from 'amsflow';
+import { DEFAULT_TUNING, type AgentTuning } from 'amsflow/internal';
+${hasTesting ? "import { createBotTestEnv } from 'amsflow/testing';\n" : ''}
+export const tuning: AgentTuning = DEFAULT_TUNING;
+export const message = textMessage('hello');
+export const queueOf = (running: RunningAmsflow): string => running.taskQueue;
+export const names = [ensureAgent, runAmsflow${hasTesting ? ', createBotTestEnv' : ''}];
+`;
+
+/**
+ * Bundles the bot with the consumer's @temporalio/worker into the file named by the first
+ * argument: `plain` as a consumer's own build step would (for AMSFLOW_WORKFLOW_BUNDLE), `worker`
+ * with the bundler options the installed amsflow worker itself uses (worker/bundling.ts).
+ */
+const BUNDLE = `const { join, dirname } = require('node:path');
+const { bundleWorkflowCode } = require('@temporalio/worker');
+const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error };
+const installed = dirname(require.resolve('amsflow/package.json'));
+const bundlerOptions =
+  process.argv[2] === 'worker'
+    ? require(join(installed, 'dist', 'worker', 'bundling.js')).workflowBundlerOptions()
+    : undefined;
+bundleWorkflowCode({ ...bundlerOptions, workflowsPath: require.resolve('./bot.ts'), logger: quiet }).then(
+  ({ code }) => {
+    require('node:fs').writeFileSync(process.argv[2] + '-bundle.js', code);
+    process.exit(0);
+  },
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
+`;
+
+/**
+ * Type-checks the consumer's files with this project's TypeScript, in a child process (several
+ * times faster than inside jest). Arguments: the TypeScript module, `node10` or `node16`, and
+ * `shipped` to check amsflow's declarations too, which the consumer reads from its node_modules;
+ * other libraries' declarations are only read, as with skipLibCheck. Prints the errors as JSON.
+ */
+const TYPECHECK = `const ts = require(process.argv[2]);
+const { join, resolve, sep } = require('node:path');
+const node16 = process.argv[3] === 'node16';
+const program = ts.createProgram([join(__dirname, 'bot.ts'), join(__dirname, 'app.ts')], {
+  strict: true,
+  noEmit: true,
+  target: ts.ScriptTarget.ES2022,
+  lib: ['lib.es2022.d.ts'],
+  types: ['node'],
+  esModuleInterop: true,
+  module: node16 ? ts.ModuleKind.Node16 : ts.ModuleKind.CommonJS,
+  moduleResolution: node16 ? ts.ModuleResolutionKind.Node16 : ts.ModuleResolutionKind.Node10,
+});
+const shipped = program.getSourceFiles().filter((f) => f.fileName.includes('/node_modules/amsflow/dist/'));
+const own = program.getSourceFiles().filter((f) => resolve(f.fileName).startsWith(__dirname + sep) &&
+  (process.argv[4] === 'shipped' || !shipped.includes(f)));
+const errors = [...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics()]
+  .concat(own.flatMap((f) => [...program.getSyntacticDiagnostics(f), ...program.getSemanticDiagnostics(f)]))
+  .map((d) => (d.file ? d.file.fileName + '(' + (d.file.getLineAndCharacterOfPosition(d.start || 0).line + 1) + '): ' : '') +
+    ts.flattenDiagnosticMessageText(d.messageText, '\\n'));
+if (shipped.length === 0) errors.push('no declaration of amsflow was read');
+console.log(JSON.stringify(errors));
+`;
+
+describe('amsflow as an installed package', () => {
+  let dir: string;
+  let tarball: string;
+  let entries: string[];
+  let consumer: string;
+  let installed: string;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'amsflow-package-'));
+    const packDir = join(dir, 'pack');
+    mkdirSync(packDir);
+    // The real command, prepack included: it removes dist/ and builds it afresh.
+    run('npm', ['pack', '--pack-destination', packDir], { cwd: root });
+    const packed = readdirSync(packDir).filter((f) => f.endsWith('.tgz'));
+    expect(packed).toHaveLength(1);
+    tarball = join(packDir, packed[0]);
+    entries = run('tar', ['-tzf', tarball], {})
+      .split('\n')
+      .filter(Boolean)
+      .map((e) => e.replace(/^package\//, ''));
+
+    consumer = join(dir, 'consumer');
+    mkdirSync(consumer);
+    const link = (name: string) => `file:${join(root, 'node_modules', name)}`;
+    const dependencies = Object.fromEntries(Object.keys(manifest.dependencies).map((n) => [n, link(n)]));
+    // Not amsflow's dependencies: a consumer's own, for its types and for amsflow/testing.
+    const devDependencies = {
+      '@types/node': link('@types/node'),
+      '@temporalio/testing': link('@temporalio/testing'),
+    };
+    writeFileSync(
+      join(consumer, 'package.json'),
+      JSON.stringify(
+        { name: 'consumer', version: '1.0.0', private: true, dependencies, devDependencies },
+        null,
+        2,
+      ),
+    );
+    // Install scripts off: the links would run their packages' own `prepare`. amsflow's
+    // postinstall is run on its own below.
+    run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball], {
+      cwd: consumer,
+    });
+    installed = join(consumer, 'node_modules', manifest.name);
+    writeFileSync(join(consumer, 'bot.ts'), readmeBot());
+    writeFileSync(join(consumer, 'app.ts'), APP);
+    writeFileSync(join(consumer, 'bundle.js'), BUNDLE);
+    writeFileSync(join(consumer, 'typecheck.js'), TYPECHECK);
+  }, 120_000);
+
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('packs the build, the README and package.json, and no sources, tests or local state', () => {
+    expect(entries).toEqual(
+      expect.arrayContaining(['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts']),
+    );
+    const unwanted = entries.filter(
+      (e) =>
+        /^(test|bench|scripts|\.ci|\.git)\//.test(e) ||
+        /(^|\/)(\.amsflow|node_modules)\//.test(e) ||
+        (e.endsWith('.ts') && !e.endsWith('.d.ts')) ||
+        e.endsWith('.map') ||
+        /\.test\./.test(e) ||
+        /^(tsconfig|jest\.config|eslint\.config|package-lock)/.test(e),
+    );
+    expect(unwanted).toEqual([]);
+    // Everything else is the build, the web chat's static files for the simulator, and the
+    // licence if there is one.
+    expect(
+      entries.filter((e) => !/^(dist|simulator\/web)\//.test(e) && e !== 'package.json' && e !== 'README.md'),
+    ).toEqual(readdirSync(root).filter((f) => /^(LICEN[CS]E|COPYING)/i.test(f)));
+  });
+
+  it('ships every file its exports map and bin name', () => {
+    const targets = Object.entries(manifest.exports).flatMap(([subpath, target]) =>
+      subpath === './testing' && !hasTesting
+        ? []
+        : typeof target === 'string'
+          ? [target]
+          : [target.types, target.default],
+    );
+    targets.push(...Object.values(manifest.bin));
+    expect(targets.map((t) => t.replace(/^\.\//, '')).filter((t) => !entries.includes(t))).toEqual([]);
+  });
+
+  it('does not run the project set-up when installed: its postinstall is a no-op there', () => {
+    expect(existsSync(join(installed, 'scripts'))).toBe(false);
+    // In this repository the same script runs scripts/setup.ts (Temporal binaries, chromium).
+    expect(manifest.scripts.postinstall).toContain('scripts/setup.ts');
+    expect(run('npm', ['run', '--silent', 'postinstall'], { cwd: installed })).toBe('');
+  });
+
+  /** What `require(name)` gives in a plain node process in the consumer: its file and names. */
+  function probe(names: string[]): Record<string, { path: string; exports: string[] } | { error: string }> {
+    const code = `const out = {};
+      for (const m of ${JSON.stringify(names)}) {
+        try { out[m] = { path: require.resolve(m), exports: Object.keys(require(m)) }; }
+        catch (e) { out[m] = { error: e.code || e.message }; }
+      }
+      console.log(JSON.stringify(out));`;
+    return JSON.parse(run(process.execPath, ['-e', code], { cwd: consumer }));
+  }
+
+  it('resolves amsflow, amsflow/workflows and amsflow/internal to the build, from a plain node', () => {
+    const dist = join(installed, 'dist');
+    expect(probe(['amsflow', 'amsflow/workflows', 'amsflow/internal', 'amsflow/dist/index.js'])).toEqual({
+      amsflow: {
+        path: join(dist, 'index.js'),
+        exports: expect.arrayContaining([
+          'runAmsflow',
+          'ensureAgent',
+          'sendThroughOutbox',
+          'startSimulator',
+          'textMessage',
+        ]),
+      },
+      'amsflow/workflows': {
+        path: join(dist, 'workflows', 'index.js'),
+        exports: expect.arrayContaining([
+          'agentWorkflow',
+          'handleMessages',
+          'ask',
+          'reply',
+          'isText',
+          'textOf',
+        ]),
+      },
+      'amsflow/internal': {
+        path: join(dist, 'workflows', 'internal.js'),
+        exports: expect.arrayContaining(['DEFAULT_TUNING']),
+      },
+      // Only the exports map's names: dist/ itself is not public.
+      'amsflow/dist/index.js': { error: 'ERR_PACKAGE_PATH_NOT_EXPORTED' },
+    });
+  });
+
+  itWithTesting(
+    'resolves amsflow/testing to the build (with @temporalio/testing installed by the consumer)',
+    () => {
+      expect(probe(['amsflow/testing'])).toEqual({
+        'amsflow/testing': {
+          path: join(installed, 'dist', 'testing', 'index.js'),
+          exports: expect.arrayContaining(['createBotTestEnv']),
+        },
+      });
+    },
+  );
+
+  it('installs the amsflow command, which runs', () => {
+    const bin = join(consumer, 'node_modules', '.bin', 'amsflow');
+    expect(readFileSync(bin, 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
+    expect(run(bin, ['--help'], { cwd: consumer })).toMatch(/^usage:\n\s+amsflow ensure/);
+  });
+
+  // node10 (`"moduleResolution": "node"`) ignores the exports map: typesVersions serves it. The
+  // shipped declarations are checked once, on the first run.
+  it.each([
+    ['node10', 'shipped'],
+    ['node16', 'consumer'],
+  ])('type-checks a consumer against the shipped declarations (moduleResolution %s)', (resolution, scope) => {
+    const typescript = require.resolve('typescript', { paths: [root] });
+    const out = run(process.execPath, ['typecheck.js', typescript, resolution, scope], { cwd: consumer });
+    expect(JSON.parse(out)).toEqual([]);
+  });
+
+  it.each(['plain', 'worker'])(
+    'bundles a workflow module importing amsflow/workflows against the build (%s bundler options)',
+    (options) => {
+      run(process.execPath, ['bundle.js', options], { cwd: consumer, timeout: 60_000 });
+      const code = readFileSync(join(consumer, `${options}-bundle.js`), 'utf8');
+      expect(code).toContain('node_modules/amsflow/dist/workflows/index.js');
+      expect(code).not.toContain(join(root, 'workflows') + sep);
+    },
+  );
+});
