@@ -22,6 +22,28 @@ export type {
 } from './workflows/types';
 export { agentWorkflowId, handlerWorkflowId, agentKeyProblem, AGENT_KEY_PATTERN } from './protocol/ids';
 export { InvalidAgentKeyError } from './client/agents';
+
+// Approvals asked from outside, answered in the chat
+export {
+  requestApproval,
+  getApprovalHandle,
+  cancelApproval,
+  listApprovals,
+  ApprovalRequestError,
+  ApprovalError,
+} from './client/approvals';
+export type { ApprovalHandle, ApprovalListing, RequestApprovalOptions } from './client/approvals';
+export type { ApprovalDecision, ApprovalInput, ApprovalView } from './workflows/approval-types';
+export { approvalWorkflowId } from './protocol/ids';
+export { parseDuration, formatDuration, DurationFormatError } from './client/durations';
+
+// Conversations seen from outside
+export {
+  listConversations,
+  showConversation,
+  cancelConversation,
+  ConversationError,
+} from './client/conversations';
 export { textMessage, mediaMessage } from './workflows/builders';
 
 // Running workers
@@ -30,6 +52,11 @@ export { loadConfig, ConfigError, type WorkerConfig, type AgentConfig } from './
 export { startDevServer, freePort, PortInUseError } from './worker/dev-server';
 export type { DevServerOptions, RunningDevServer } from './worker/dev-server';
 export { createActivities, type Activities, type ClientRegistry } from './activities';
+export {
+  createScheduleActivities,
+  type ScheduleActivities,
+  type ScheduleActivityOptions,
+} from './activities/schedules';
 export { ActivityFailureTypes, SEND_FAILURE_TYPES } from './protocol/failures';
 
 // The local simulator of the service

@@ -20,6 +20,7 @@ import { agentKeyProblem, handlerWorkflowId } from '../protocol/ids';
 import { cancelSignal, conversationQuery } from '../protocol/messages';
 import type { ConversationView } from '../workflows/types';
 import { InvalidAgentKeyError } from './agents';
+import { mapLimited } from './map-limited';
 
 /** How long one workflow may take to answer the conversation query by default. */
 export const DEFAULT_QUERY_TIMEOUT_MS = 10_000;
@@ -304,17 +305,4 @@ function queryFailure(workflowId: string, status: string, err: unknown): Convers
       err instanceof Error ? err.message : String(err)
     }`,
   );
-}
-
-async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  return results;
 }

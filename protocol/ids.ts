@@ -28,3 +28,11 @@ export function agentWorkflowId(agentKey: string): string {
 export function handlerWorkflowId(agentKey: string, messageId: string): string {
   return `agent:${agentKey}:msg:${messageId}`;
 }
+
+/** The workflow of an approval request: one per agent and request id (requests are idempotent by id). */
+export function approvalWorkflowId(agentKey: string, requestId: string): string {
+  return `approval:${agentKey}:${requestId}`;
+}
+
+/** The workflow type of approvals (the bot's bundle re-exports `approvalWorkflow`). */
+export const APPROVAL_WORKFLOW_TYPE = 'approvalWorkflow';

@@ -13,6 +13,7 @@ import type {
   SendRequest,
   WaitRequest,
 } from '../workflows/types';
+import type { ApprovalView } from '../workflows/approval-types';
 
 // The agent workflow: what other workflows and clients send it.
 /** Out-of-band send through the outbox; resolves to the outcome. Idempotent by `requestId`. */
@@ -44,3 +45,5 @@ export const receiptSignal = defineSignal<[Receipt]>('amsflow.receipt');
 export const conversationQuery = defineQuery<ConversationView>('amsflow.conversation');
 /** Cancels a conversation from outside: its pending and next waits end as cancelled. */
 export const cancelSignal = defineSignal<[{ reason?: string }]>('amsflow.cancel');
+/** An approval's state (`amsflow approval list`). Cancel an approval with {@link cancelSignal}. */
+export const approvalQuery = defineQuery<ApprovalView>('amsflow.approval');

@@ -11,12 +11,13 @@
  * time has passed (`idlePollMs`), so that an idle bot runs no activity and time can be skipped.
  */
 import { randomUUID } from 'node:crypto';
-import type { Client } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common/lib/time';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../activities';
+import { createScheduleActivities } from '../activities/schedules';
 import { ensureAgent } from '../client/agents';
 import { MessagingClient } from '../messaging/client';
 import type { Limits } from '../messaging/limits';
@@ -47,6 +48,8 @@ export interface BotTestEnvOptions {
   config?: unknown;
   /** Your bot's own activities, on the workflow task queue. */
   activities?: Record<string, (...args: never[]) => unknown>;
+  /** The human's IANA time zone, as `AMSFLOW_TIMEZONE` sets it on a worker (reminders). Default UTC. */
+  timeZone?: string;
   /** The service's limits; default the spec's. */
   limits?: Partial<Limits>;
   /** Agent tuning on top of the harness's. */
@@ -57,9 +60,14 @@ export interface BotTestEnvOptions {
 
 export interface BotTestEnv {
   readonly agentKey: string;
+  /** The workflow task queue of the agent and its conversations (start your own workflows on it). */
+  readonly taskQueue: string;
   /** The simulator: `simulator.control` injects faults, reads the log and the media store. */
   readonly simulator: RunningSimulator;
-  /** A client of the test's Temporal server (signal your workflows, read their results). */
+  /**
+   * A client of the test's Temporal server (start, signal, update your workflows, read their
+   * results). Awaiting a result does not move time: only `skip` (and `expectBot`'s wait) does.
+   */
   readonly client: Client;
   /** The human writes `text` (or sends any message, e.g. an image); returns its message id. */
   say(message: string | HumanInput, options?: { replyTo?: string | BotMessage }): Promise<string>;
@@ -148,7 +156,11 @@ async function start(
       connection: env.nativeConnection,
       taskQueue,
       workflowBundle: await bundleOnce(options.workflows),
-      ...(options.activities ? { activities: options.activities } : {}),
+      // Reminders' activities (they hold a client), then the bot's own.
+      activities: {
+        ...createScheduleActivities(env.client, { taskQueue, timeZone: options.timeZone }),
+        ...options.activities,
+      },
     }),
     ...(await Promise.all(
       (Object.keys(QUEUE_SUFFIX) as Endpoint[]).map((endpoint) =>
@@ -176,7 +188,15 @@ async function start(
     },
     botConfig: options.config,
   });
-  return new Harness(env, sim, agentKey, timeSkipping, options.expectTimeoutMs ?? 15_000, cleanups);
+  return new Harness(
+    env,
+    sim,
+    agentKey,
+    taskQueue,
+    timeSkipping,
+    options.expectTimeoutMs ?? 15_000,
+    cleanups,
+  );
 }
 
 class Harness implements BotTestEnv {
@@ -186,18 +206,20 @@ class Harness implements BotTestEnv {
     private readonly env: TestWorkflowEnvironment,
     readonly simulator: RunningSimulator,
     readonly agentKey: string,
+    readonly taskQueue: string,
     private readonly timeSkipping: boolean,
     private readonly expectTimeoutMs: number,
     private readonly cleanups: (() => Promise<unknown>)[],
-  ) {}
-
-  get client(): Client {
-    return this.env.client;
+  ) {
+    this.client = new Client({ connection: env.connection, namespace: env.namespace ?? 'default' });
   }
+
+  /** A plain client: the environment's own one skips time while a result is awaited. */
+  readonly client: Client;
 
   private async wake(): Promise<void> {
     if (!this.timeSkipping) return;
-    await this.env.client.workflow.getHandle(agentWorkflowId(this.agentKey)).signal(wakeSignal);
+    await this.client.workflow.getHandle(agentWorkflowId(this.agentKey)).signal(wakeSignal);
   }
 
   async say(message: string | HumanInput, options: { replyTo?: string | BotMessage } = {}) {

@@ -9,6 +9,7 @@ import type { Limits } from '../messaging/limits';
 import { AGENT_KEY_PATTERN } from '../protocol/ids';
 import { DEFAULT_TASK_QUEUE } from '../protocol/queues';
 import type { AgentTuning } from '../workflows/types';
+import { isTimeZone } from '../workflows/reminder-time';
 
 const projectRoot = resolve(__dirname, '..');
 
@@ -94,6 +95,7 @@ const EnvSchema = z.object({
   AMSFLOW_WORKFLOW_BUNDLE: nonEmpty.optional(),
   AMSFLOW_BOT_CONFIG: nonEmpty.optional(),
   AMSFLOW_ACTIVITIES: nonEmpty.optional(),
+  AMSFLOW_TIMEZONE: nonEmpty.refine(isTimeZone, 'is not an IANA time zone (like Europe/Berlin)').optional(),
   AMSFLOW_LIMITS: jsonObject(LimitsSchema).optional(),
   AMSFLOW_TUNING: jsonObject(TuningSchema).optional(),
   AMSFLOW_FLEET_AGENTS: z.coerce.number().int().positive().optional(),
@@ -125,6 +127,8 @@ export interface WorkerConfig {
   botConfig?: unknown;
   /** Module of the bot's own activities (`AMSFLOW_ACTIVITIES`), served on the workflow task queue. */
   activitiesPath?: string;
+  /** The human's IANA time zone (`AMSFLOW_TIMEZONE`): the default of new reminders. Unset: UTC. */
+  timeZone?: string;
   limits: Partial<Limits>;
   tuning: AgentTuning;
   /** Agents in the whole fleet, for the task-queue ceilings. Default: the agents of this worker. */
@@ -219,6 +223,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
   return {
     botConfig,
     activitiesPath,
+    timeZone: e.AMSFLOW_TIMEZONE,
     agents,
     embeddedSimulator,
     temporalAddress: e.TEMPORAL_ADDRESS,

@@ -19,6 +19,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type Activities } from '../activities';
+import { createScheduleActivities } from '../activities/schedules';
 import { ensureAgent } from '../client/agents';
 import { MessagingClient } from '../messaging/client';
 import { resolveLimits, type Limits } from '../messaging/limits';
@@ -279,8 +280,12 @@ export async function runAmsflow(
         taskQueue: config.taskQueue,
         // A worker killed with SIGKILL never says goodbye; its sticky queue is given up after this.
         stickyQueueScheduleToStartTimeout: '3s',
-        // The bot's own activities, on the task queue its workflows call by default.
-        ...(config.activitiesPath ? { activities: await loadBotActivities(config.activitiesPath) } : {}),
+        // Reminders' activities (they hold a client) and the bot's own, on the task queue its
+        // workflows call by default.
+        activities: {
+          ...createScheduleActivities(client, { taskQueue: config.taskQueue, timeZone: config.timeZone }),
+          ...(config.activitiesPath ? await loadBotActivities(config.activitiesPath) : {}),
+        },
         ...(config.workflowBundlePath
           ? { workflowBundle: { codePath: config.workflowBundlePath } }
           : { workflowsPath: config.workflowsPath, bundlerOptions: workflowBundlerOptions() }),

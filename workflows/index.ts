@@ -4,6 +4,26 @@
  * queries and ids are in `amsflow/internal` (`workflows/internal.ts`).
  */
 export { agentWorkflow } from './agent/workflow';
+export { approvalWorkflow } from './approval';
+export {
+  DEFAULT_LATE_AFTER,
+  DEFAULT_MAX_LATENESS,
+  MAX_REMINDERS,
+  MAX_REMINDER_TEXT,
+  REMINDER_FAILURE_TYPES,
+  cancelSchedule,
+  describeReminder,
+  listSchedules,
+  remindAt,
+  remindIn,
+  remindersWorkflow,
+  scheduleRecurring,
+} from './reminders';
+export type { RecurringSpec, Reminder, ReminderOptions, RemindersInput, RemindersView } from './reminders';
+export type { Weekday } from './reminder-time';
+export { REMINDER_COMMANDS, handleReminderCommand, parseReminderCommand } from './reminder-commands';
+export type { ReminderCommand } from './reminder-commands';
+export type { ApprovalDecision, ApprovalInput, ApprovalView } from './approval';
 export {
   DEFAULT_CANCEL_WORDS,
   EXPIRED_QUESTION_TEXT,

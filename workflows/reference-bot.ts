@@ -3,11 +3,17 @@
  *   echo <text>  answers <text>, quoting the message
  *   signup       asks the name, then the email (re-asked until valid), then confirms
  *   cancel       cancels the question waiting (or says there is nothing to cancel)
+ *   remind me in <n> <unit> / at <HH:MM> / every day at <HH:MM> to <text>, reminders,
+ *   cancel reminder <n>   reminders in the human's time zone (`AMSFLOW_TIMEZONE`)
  *   help         the commands; anything else gets them too
+ * Approvals requested from outside (`amsflow approval request`) are answered in the same chat:
+ * the bundle exports `approvalWorkflow` and `remindersWorkflow` beside `agentWorkflow`.
  * This module is the default workflow bundle of the worker (`AMSFLOW_WORKFLOWS`).
  */
 import {
+  REMINDER_COMMANDS,
   handleMessages,
+  handleReminderCommand,
   invalid,
   isText,
   nameConversation,
@@ -20,13 +26,14 @@ import {
   type PromptResult,
 } from './index';
 
-export { agentWorkflow } from './index';
+export { agentWorkflow, approvalWorkflow, remindersWorkflow } from './index';
 
 /** The bot's commands, as the help text and `npm start`'s banner list them. */
 export const COMMANDS: readonly { command: string; description: string }[] = [
   { command: 'echo <text>', description: 'I repeat <text>' },
   { command: 'signup', description: 'I ask your name and email, then register you' },
   { command: 'cancel', description: 'I stop the question I am waiting on' },
+  ...REMINDER_COMMANDS,
   { command: 'help', description: 'this list' },
 ];
 
@@ -87,9 +94,10 @@ async function signup(message: InboundMessage): Promise<void> {
 }
 
 /** The bot's behaviour for one message. */
-export const referenceBot: MessageHandler = async (message) => {
+export const referenceBot: MessageHandler = async (message, ctx) => {
   // Reactions and media are not commands; stay quiet rather than answer each with the help.
   if (!isText(message)) return;
+  if (await handleReminderCommand(message, ctx)) return;
   const text = textOf(message)!;
   const echo = ECHO.exec(text);
   const command = text.trim().toLowerCase().replace(/^\//, '');

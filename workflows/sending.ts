@@ -34,6 +34,10 @@ export interface RequestExtras {
   waitId?: number;
   /** The send is a nudge of this wait: dropped (`NotWaiting`) once the wait was answered. */
   onlyWhileWaiting?: number;
+  /** With `waitId`: whether the human's next message also answers (default true). */
+  waitNextToo?: boolean;
+  /** With `waitId`: bare answer words that answer too, and the question's label for "which one?". */
+  answers?: { words: string[]; label: string };
 }
 
 /** Issues a send request to the agent's outbox; returns its id. */
@@ -57,6 +61,8 @@ async function issue(
     retryAmbiguous: options.retryAmbiguous,
     reconcileAmbiguous: options.reconcileAmbiguous,
     ...(options.waitId === undefined ? {} : { expectReply: true, waitId: options.waitId }),
+    ...(options.waitNextToo === undefined ? {} : { waitNextToo: options.waitNextToo }),
+    ...(options.answers ? { answerWords: options.answers.words, answerLabel: options.answers.label } : {}),
     ...(options.onlyWhileWaiting === undefined ? {} : { onlyWhileWaiting: options.onlyWhileWaiting }),
   };
   await getExternalWorkflowHandle(conv.agentWorkflowId).signal(sendRequestSignal, req);

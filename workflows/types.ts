@@ -36,6 +36,12 @@ export interface SendRequest {
   expectReply?: boolean;
   /** With `expectReply`: which wait of the requester the answer is for (see {@link WaitRequest}). */
   waitId?: number;
+  /** With `expectReply`: the human's next message goes to the requester too. Default true. */
+  waitNextToo?: boolean;
+  /** With `expectReply`: bare messages that are one of these words go to the requester too (yes/no). */
+  answerWords?: string[];
+  /** With `answerWords`: how "which one?" lists the question. */
+  answerLabel?: string;
   /**
    * Send only while the requester's wait `onlyWhileWaiting` is open (a nudge): once the human's
    * answer was routed to it, or the wait ended, the request is dropped with `NotWaiting` and
@@ -57,6 +63,12 @@ export interface WaitRequest {
   questionId?: string;
   /** With `wait: true`: take the human's next message too. Default true. */
   nextToo?: boolean;
+  /** With `wait: true`: also take a bare message that is one of these words (an approval's yes/no). */
+  answerWords?: string[];
+  /** With `answerWords`: how "which one?" lists this wait when a bare answer fits several. */
+  label?: string;
+  /** With `wait: false`: what the agent answers a late answer once this workflow has ended. */
+  lateText?: string;
 }
 
 export { SEND_FAILURE_TYPES } from '../protocol/failures';

@@ -56,6 +56,10 @@ export interface WaitPlan {
   until?: () => boolean;
   /** Nudges of a silent human: when each is due, and how one is sent. */
   nudges?: { times: readonly number[]; send: () => Promise<void> };
+  /** Bare messages that are one of these words come here too (an approval's yes/no). */
+  answers?: { words: string[]; label: string };
+  /** What the agent answers a late answer to `questionId` once this workflow has ended. */
+  lateText?: string;
 }
 
 /** Starts a new wait of `conv`; returns its id. */
@@ -67,18 +71,19 @@ export function beginWait(conv: Conversation): number {
 /** Registers the active wait with the agent (a question's send registers it by itself). */
 async function register(conv: Conversation, plan: WaitPlan): Promise<void> {
   const waitId = beginWait(conv);
-  if (!plan.next && !plan.questionId) return;
+  if (!plan.next && !plan.questionId && !plan.answers) return;
   await getExternalWorkflowHandle(conv.agentWorkflowId).signal(waitSignal, {
     workflowId: workflowInfo().workflowId,
     wait: true,
     waitId,
     ...(plan.questionId ? { questionId: plan.questionId } : {}),
     nextToo: plan.next,
+    ...(plan.answers ? { answerWords: plan.answers.words, label: plan.answers.label } : {}),
   });
 }
 
 /** Ends the active wait at the agent, which hands back anything it routed to it meanwhile. */
-async function endWait(conv: Conversation): Promise<void> {
+async function endWait(conv: Conversation, lateText?: string): Promise<void> {
   const waitId = conv.activeWait;
   conv.activeWait = undefined;
   if (waitId === undefined) return;
@@ -86,6 +91,7 @@ async function endWait(conv: Conversation): Promise<void> {
     workflowId: workflowInfo().workflowId,
     wait: false,
     waitId,
+    ...(lateText ? { lateText } : {}),
   });
 }
 
@@ -164,7 +170,7 @@ export async function waitFor(conv: Conversation, plan: WaitPlan, registered: bo
       }
       const now = Date.now();
       if (plan.deadline !== undefined && now >= plan.deadline) {
-        await endWait(conv);
+        await endWait(conv, plan.lateText);
         return { kind: 'timeout' };
       }
       const nudgeAt = plan.nudges?.times[nudge];

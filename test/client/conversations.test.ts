@@ -5,31 +5,10 @@
  * test/client/conversation-workflows.ts.
  */
 import { resolve } from 'node:path';
-import { main as cli } from '../../client/cli';
+import { run } from './cli-runner';
 import { allListQuery, handlerListQuery, type ConversationListing } from '../../client/conversations';
 import { Engine } from '../engine/support';
 import { devServerAddress, waitFor } from '../support/temporal';
-
-interface Run {
-  code: number;
-  out: string;
-  err: string;
-}
-
-/** Runs the CLI, capturing what it prints. */
-async function run(argv: string[], env: NodeJS.ProcessEnv): Promise<Run> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = jest.spyOn(console, 'log').mockImplementation((line: string) => void out.push(line));
-  const error = jest.spyOn(console, 'error').mockImplementation((line: string) => void err.push(line));
-  try {
-    const code = await cli(argv, env);
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    log.mockRestore();
-    error.mockRestore();
-  }
-}
 
 describe('amsflow conversations: bad input', () => {
   // Nothing listens here: a command that tried to connect would fail with exit 1, not 2.

@@ -269,6 +269,15 @@ describe('npm start: a resumable demo (headless Chromium)', () => {
     // The email was numbered after everything the first run saved.
     expect(conversation.entries[4].seq).toBeGreaterThanOrEqual(savedNextSeq);
 
+    // ---- a reminder set in the web chat arrives, once ----
+    await say('remind me in 5 seconds to stretch');
+    expect(await botSays(/I will remind you/)).toMatch(/^OK, I will remind you at .*\(UTC\).*: stretch$/);
+    expect(await botSays(/⏰ stretch/)).toMatch(/^⏰ stretch/);
+    await screenshot('4-reminder');
+    const reminded = (await (await fetch(`${chatUrl}_control/conversation`)).json()) as Conversation;
+    const bodies = reminded.entries.map((e) => (e.payload as { body?: string }).body ?? '');
+    expect(bodies.filter((b) => b.startsWith('⏰ stretch'))).toHaveLength(1);
+
     expect(await stop(second)).toBe(0);
     expect(pageErrors).toEqual([]);
     timings.totalMs = Date.now() - testStarted;

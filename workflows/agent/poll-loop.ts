@@ -133,17 +133,14 @@ export async function route(rt: AgentRuntime, message: InboundMessage, seq: numb
     } catch (err) {
       // The conversation has ended: say so, quoting the answer (a reaction needs no answer).
       rt.noteError('route', err);
-      if (message.type !== 'reaction') {
-        rt.outbox.enqueue(
-          {
-            requestId: `${rt.workflowId}/expired/${message.id}`,
-            message: textMessage(EXPIRED_QUESTION_TEXT, { replyTo: message }),
-          },
-          'signal',
-          rt.inboundSeq,
-        );
-      }
+      if (message.type !== 'reaction') answer(rt, message, 'expired', late.lateText ?? EXPIRED_QUESTION_TEXT);
     }
+    return;
+  }
+  // A bare "yes" that fits several pending approvals: ask which one, handled here.
+  const labels = rt.router.ambiguous(message);
+  if (labels) {
+    answer(rt, message, 'which', whichOneText(labels));
     return;
   }
   for (let waiter = rt.router.take(message); waiter; waiter = rt.router.take(message)) {
@@ -187,6 +184,23 @@ export async function route(rt: AgentRuntime, message: InboundMessage, seq: numb
     // Started before (a replayed page, a run before continue-as-new): already handled.
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
+}
+
+/** The agent's own answer to `message`, through the outbox; its id is the message's. */
+function answer(rt: AgentRuntime, message: InboundMessage, kind: string, text: string): void {
+  rt.outbox.enqueue(
+    { requestId: `${rt.workflowId}/${kind}/${message.id}`, message: textMessage(text, { replyTo: message }) },
+    'signal',
+    rt.inboundSeq,
+  );
+}
+
+/** "Which one?" with the questions a bare answer fits. */
+export function whichOneText(labels: string[]): string {
+  return [
+    'Which one? Reply quoting the question you answer:',
+    ...labels.map((l, i) => `${i + 1}. ${l}`),
+  ].join('\n');
 }
 
 function deliverReceipt(rt: AgentRuntime, signals: SignalTracker, status: Status): void {

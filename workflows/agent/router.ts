@@ -25,12 +25,48 @@ export interface RouterState {
   routed?: [string, RoutedMessage][];
   /** Questions whose wait timed out: question message id -> the workflow that asked. */
   expiredQuestions?: [string, string][];
+  /** Waits that take a bare answer word (an approval's yes/no): workflow id -> the registration. */
+  wordWaiters?: [string, WordWaiter][];
+  /** What the agent answers a late answer to an expired question whose workflow has ended. */
+  lateTexts?: [string, string][];
 }
+
+/** A wait that takes a message that is exactly one of `words` (an approval's "yes"/"no"). */
+export interface WordWaiter {
+  waiter: Waiter;
+  words: string[];
+  /** What "which one?" lists it as (the question, shortened). */
+  label: string;
+}
+
+/** The key a bare answer is compared on: trimmed, lower case, emoji skin tones removed. */
+export function answerWord(text: string): string {
+  return text
+    .trim()
+    .toLowerCase()
+    .replace(/[\u{1F3FB}-\u{1F3FF}]/gu, '')
+    .replace(/\uFE0F/g, '');
+}
+
+/**
+ * Bounds of the answer-word slices (carried state stays bounded): waits taking bare words (past
+ * it the oldest loses its bare words and is still answered by quoting), words per wait and their
+ * length, label and late-text length in UTF-16 units.
+ */
+export const WORD_WAITERS_KEPT = 50;
+export const WORDS_MAX = 24;
+export const WORD_MAX = 12;
+export const LABEL_MAX = 80;
+export const LATE_TEXT_MAX = 100;
+/** Late texts kept (older expired questions get the default "That question has expired."). */
+export const LATE_TEXTS_KEPT = 100;
 
 /** A late answer: a message quoting (or reacting to) a question whose wait timed out. */
 export interface LateAnswer {
   workflowId: string;
   questionId: string;
+  /** What the agent answers when the workflow has ended (default "That question has expired."). */
+  lateText?: string;
 }
 
 /** Deliveries remembered for hand-back. */
@@ -49,6 +85,10 @@ export class Router {
   private readonly routed: BoundedMap<string, RoutedMessage>;
   /** Question message id -> the workflow whose wait for its answer timed out. */
   private readonly expired: BoundedMap<string, string>;
+  /** Question message id -> the agent's answer to a late answer once its workflow has ended. */
+  private readonly lateTexts: BoundedMap<string, string>;
+  /** Workflow id -> its wait for a bare answer word. */
+  private readonly wordWaiters: BoundedMap<string, WordWaiter>;
 
   constructor(
     private readonly maxWaiters: number,
@@ -61,6 +101,8 @@ export class Router {
     this.nextWaiters = (carried?.nextWaiters ?? []).map(asWaiter).slice(-maxWaiters);
     this.routed = new BoundedMap(ROUTED_KEPT, carried?.routed ?? []);
     this.expired = new BoundedMap(EXPIRED_KEPT, carried?.expiredQuestions ?? []);
+    this.lateTexts = new BoundedMap(LATE_TEXTS_KEPT, carried?.lateTexts ?? []);
+    this.wordWaiters = new BoundedMap(WORD_WAITERS_KEPT, carried?.wordWaiters ?? []);
   }
 
   /** The id a message quotes or reacts to, if any. */
@@ -72,10 +114,22 @@ export class Router {
    * Registers `waiter` for a reply quoting `questionId` (when given) and, unless `nextToo` is
    * false, for the human's next message. A new wait of a workflow ends its earlier ones.
    */
-  register(waiter: Waiter, questionId?: string, nextToo = true): void {
+  register(
+    waiter: Waiter,
+    questionId?: string,
+    nextToo = true,
+    answers?: { words: string[]; label: string },
+  ): void {
     this.forget(waiter.workflowId);
     this.routed.delete(waiter.workflowId);
     if (questionId) this.replyWaiters.set(questionId, waiter);
+    if (answers && answers.words.length > 0) {
+      this.wordWaiters.set(waiter.workflowId, {
+        waiter,
+        words: answers.words.slice(0, WORDS_MAX).map((w) => answerWord(w).slice(0, WORD_MAX)),
+        label: answers.label.slice(0, LABEL_MAX),
+      });
+    }
     if (nextToo) {
       this.nextWaiters.push(waiter);
       if (this.nextWaiters.length > this.maxWaiters) this.nextWaiters.shift();
@@ -86,9 +140,11 @@ export class Router {
    * Ends `waiter`'s wait. Returns the message routed to that wait before the end arrived, which
    * the waiter will not take: the caller routes it on.
    */
-  end(waiter: Waiter): RoutedMessage | undefined {
+  end(waiter: Waiter, lateText?: string): RoutedMessage | undefined {
     for (const [questionId, w] of this.replyWaiters) {
-      if (w.workflowId === waiter.workflowId) this.expired.set(questionId, waiter.workflowId);
+      if (w.workflowId !== waiter.workflowId) continue;
+      this.expired.set(questionId, waiter.workflowId);
+      if (lateText) this.lateTexts.set(questionId, lateText.slice(0, LATE_TEXT_MAX));
     }
     this.forget(waiter.workflowId);
     const routed = this.routed.get(waiter.workflowId);
@@ -106,7 +162,25 @@ export class Router {
     const questionId = Router.quotedId(message);
     if (!questionId || this.replyWaiters.has(questionId)) return undefined;
     const workflowId = this.expired.get(questionId);
-    return workflowId ? { workflowId, questionId } : undefined;
+    if (!workflowId) return undefined;
+    const lateText = this.lateTexts.get(questionId);
+    return { workflowId, questionId, ...(lateText === undefined ? {} : { lateText }) };
+  }
+
+  /** The word waiters a bare answer (not quoting anything) would go to. */
+  private byWord(message: InboundMessage): WordWaiter[] {
+    if (Router.quotedId(message) || message.type !== 'text') return [];
+    const word = answerWord(message.text?.body ?? '');
+    return [...this.wordWaiters.values()].filter((w) => w.words.includes(word));
+  }
+
+  /**
+   * When a bare answer word fits several waits ("yes" with two approvals pending): their labels,
+   * so that the agent asks "which one?". Undefined when it fits one or none.
+   */
+  ambiguous(message: InboundMessage): string[] | undefined {
+    const fits = this.byWord(message);
+    return fits.length > 1 ? fits.map((w) => w.label) : undefined;
   }
 
   /**
@@ -122,6 +196,12 @@ export class Router {
     }
     // A reaction answers only the message it reacts to.
     if (message.type === 'reaction') return undefined;
+    // A bare answer word goes to the one wait that takes it (several: see `ambiguous`).
+    const fits = this.byWord(message);
+    if (fits.length === 1) {
+      this.forget(fits[0].waiter.workflowId);
+      return fits[0].waiter;
+    }
     const next = this.nextWaiters[0];
     if (next) this.forget(next.workflowId);
     return next;
@@ -153,6 +233,7 @@ export class Router {
   isWaiting(waiter: Waiter): boolean {
     const same = (w: Waiter) => w.workflowId === waiter.workflowId && w.waitId === waiter.waitId;
     if (this.nextWaiters.some(same)) return true;
+    if (same(this.wordWaiters.get(waiter.workflowId)?.waiter ?? { workflowId: '' })) return true;
     for (const [, w] of this.replyWaiters) if (same(w)) return true;
     return false;
   }
@@ -161,6 +242,7 @@ export class Router {
   forget(workflowId: string): void {
     this.nextWaiters = this.nextWaiters.filter((w) => w.workflowId !== workflowId);
     for (const [key, w] of this.replyWaiters) if (w.workflowId === workflowId) this.replyWaiters.delete(key);
+    this.wordWaiters.delete(workflowId);
   }
 
   get counts(): { reply: number; next: number } {
@@ -173,6 +255,8 @@ export class Router {
       nextWaiters: [...this.nextWaiters],
       routed: [...this.routed.entries()],
       expiredQuestions: [...this.expired.entries()],
+      wordWaiters: [...this.wordWaiters.entries()],
+      lateTexts: [...this.lateTexts.entries()],
     };
   }
 }

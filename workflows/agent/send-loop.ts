@@ -40,7 +40,13 @@ function settle(rt: AgentRuntime, signals: SignalTracker, req: Queued, outcome: 
     rt.counters.sent++;
     rt.ledger.sent(outcome.messageId, req.requester);
     if (req.requester && req.expectReply) {
-      rt.router.register({ workflowId: req.requester, waitId: req.waitId }, outcome.messageId);
+      const answers = req.answerWords ? { words: req.answerWords, label: req.answerLabel ?? '' } : undefined;
+      rt.router.register(
+        { workflowId: req.requester, waitId: req.waitId },
+        outcome.messageId,
+        req.waitNextToo ?? true,
+        answers,
+      );
     }
   } else {
     rt.counters.failedSends++;

@@ -120,13 +120,15 @@ function registerHandlers(rt: AgentRuntime, signals: SignalTracker): void {
     else enqueue(req, 'signal');
   });
 
-  setHandler(waitSignal, async ({ workflowId, wait, waitId, questionId, nextToo }) => {
+  setHandler(waitSignal, async (req) => {
+    const { workflowId, wait, waitId, questionId, nextToo, answerWords, label, lateText } = req;
     if (wait) {
-      rt.router.register({ workflowId, waitId }, questionId, nextToo);
+      const answers = answerWords ? { words: answerWords, label: label ?? '' } : undefined;
+      rt.router.register({ workflowId, waitId }, questionId, nextToo, answers);
       return;
     }
     // A wait that ended after a message was routed to it hands the message back.
-    const back = rt.router.end({ workflowId, waitId });
+    const back = rt.router.end({ workflowId, waitId }, lateText);
     if (back) await route(rt, back.message, back.seq);
   });
 

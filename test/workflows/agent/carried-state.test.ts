@@ -22,8 +22,15 @@ describe('carried state', () => {
     const router = new Router(T.maxWaiters);
     for (let i = 0; i < EXPIRED_KEPT * 2; i++) {
       router.register({ workflowId: `x${workflowId(i)}`, waitId: i }, `x${wamid(i)}`, false);
-      router.end({ workflowId: `x${workflowId(i)}`, waitId: i });
+      router.end({ workflowId: `x${workflowId(i)}`, waitId: i }, hugeText);
     }
+    // Word waiters (approvals), each with the most and longest words and the longest label.
+    const words = Array.from({ length: 40 }, (_, k) => `${k}${'w'.repeat(60)}`);
+    for (let i = 0; i < T.maxWaiters * 2; i++)
+      router.register({ workflowId: `a${workflowId(i)}`, waitId: i }, undefined, false, {
+        words,
+        label: hugeText,
+      });
     for (let i = 0; i < T.maxWaiters * 2; i++)
       router.register({ workflowId: workflowId(i), waitId: i }, wamid(i));
     for (let i = 0; i < T.maxWaiters; i++) router.register({ workflowId: `n${workflowId(i)}`, waitId: i });

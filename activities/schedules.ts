@@ -1,0 +1,63 @@
+/**
+ * The schedule activities: what reminders (`workflows/reminders.ts`) need a Temporal client for.
+ * Workflow code can signal another workflow but neither signal-with-start nor query it, so the
+ * two steps that touch an agent's reminders workflow are activities: a read (its query) and a
+ * write (signal-with-start). Register them on the workflow task queue, next to the bot's own:
+ *
+ *   activities: { ...createScheduleActivities(client, { taskQueue, timeZone }), ...botActivities }
+ *
+ * A write may be retried after it reached the workflow: the workflow ignores an add it has seen.
+ */
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { DEFAULT_TIME_ZONE, canonicalTimeZone, isTimeZone } from '../workflows/reminder-time';
+import {
+  REMINDERS_WORKFLOW_TYPE,
+  remindersCommandSignal,
+  remindersQuery,
+  remindersWorkflowId,
+  type RemindersCommand,
+  type RemindersInput,
+  type RemindersRead,
+  type ScheduleActivities,
+} from '../workflows/reminder-types';
+
+export type { ScheduleActivities } from '../workflows/reminder-types';
+
+export interface ScheduleActivityOptions {
+  /** The task queue of the worker that runs the bot's workflows (the reminders workflow runs there). */
+  taskQueue: string;
+  /** The human's IANA time zone (`AMSFLOW_TIMEZONE`): the default of new reminders. Default `UTC`. */
+  timeZone?: string;
+}
+
+/** The schedule activities over `client` (its namespace is the reminders workflows'). */
+export function createScheduleActivities(
+  client: Client,
+  options: ScheduleActivityOptions,
+): ScheduleActivities {
+  if (!isTimeZone(options.timeZone ?? DEFAULT_TIME_ZONE)) {
+    throw new RangeError(`${JSON.stringify(options.timeZone)} is not an IANA time zone (like Europe/Berlin)`);
+  }
+  const timeZone = canonicalTimeZone(options.timeZone ?? DEFAULT_TIME_ZONE);
+  return {
+    async amsflowRemindersRead(agentKey: string): Promise<RemindersRead> {
+      try {
+        const view = await client.workflow.getHandle(remindersWorkflowId(agentKey)).query(remindersQuery);
+        return { ...view, defaultTimeZone: timeZone };
+      } catch (err) {
+        if (!(err instanceof WorkflowNotFoundError)) throw err;
+        return { reminders: [], shown: [], delivered: 0, skipped: 0, failed: 0, defaultTimeZone: timeZone };
+      }
+    },
+    async amsflowRemindersWrite(agentKey: string, command: RemindersCommand): Promise<void> {
+      const input: RemindersInput = { agentKey };
+      await client.workflow.signalWithStart(REMINDERS_WORKFLOW_TYPE, {
+        workflowId: remindersWorkflowId(agentKey),
+        taskQueue: options.taskQueue,
+        args: [input],
+        signal: remindersCommandSignal,
+        signalArgs: [command],
+      });
+    },
+  };
+}

@@ -1,0 +1,441 @@
+/**
+ * Approvals from outside (`amsflow approval request|list|cancel`): an application or an operator
+ * asks the human a yes/no question through an agent and gets the decision back.
+ *
+ * Each request is one approval workflow (type `approvalWorkflow`, on the agent's workflow task
+ * queue), id `approval:<agentKey>:<id>`: the workflow asks in the chat, reminds, and ends with an
+ * {@link ApprovalDecision} (approved, rejected, expired or cancelled). Requests are idempotent by
+ * id: requesting an id that is pending, or already decided, returns a handle to that request and
+ * starts nothing (its first question, timeout and reminder stand). A request is cancelled with the
+ * `amsflow.cancel` signal; pending requests are found through Temporal visibility and describe
+ * themselves with the `amsflow.approval` query.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  QueryNotRegisteredError,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowFailedError,
+  WorkflowNotFoundError,
+  type Client,
+  type WorkflowExecutionInfo,
+} from '@temporalio/client';
+import { characterCount, MAX_TEXT_CHARS } from '../messaging/validation';
+import { agentKeyProblem, APPROVAL_WORKFLOW_TYPE, approvalWorkflowId } from '../protocol/ids';
+import { approvalQuery, cancelSignal } from '../protocol/messages';
+import { DEFAULT_TASK_QUEUE } from '../protocol/queues';
+import type { ApprovalDecision, ApprovalInput, ApprovalView } from '../workflows/approval-types';
+import { DurationFormatError, formatDuration, parseDuration } from './durations';
+import { mapLimited } from './map-limited';
+
+/**
+ * The longest question, in characters (Unicode code points, as the service counts them): a text
+ * message holds 4096, and the approval workflow frames the question in its messages
+ * (`Approval needed: <question>\nReply yes or no (or react 👍 / 👎).`, 51 characters more
+ * today), so 96 are left for that framing.
+ */
+export const MAX_QUESTION_CHARS = MAX_TEXT_CHARS - 96;
+
+/** The longest timeout a request may have: 365 days (a longer one is almost surely a unit mistake). */
+export const MAX_APPROVAL_TIMEOUT_MS = 365 * 86_400_000;
+
+/**
+ * A request id: 1 to 200 printable ASCII characters without spaces (a UUID, `deploy-1234`,
+ * `PR#42`...). It becomes the end of the workflow id `approval:<agentKey>:<id>`.
+ */
+export const APPROVAL_ID_PATTERN = /^[\x21-\x7e]{1,200}$/;
+
+/** How long one workflow may take to answer the approval query while listing, by default. */
+export const DEFAULT_APPROVAL_QUERY_TIMEOUT_MS = 10_000;
+
+/** At most this many approval queries are in flight at once while listing. */
+const QUERY_CONCURRENCY = 8;
+
+/** The approval workflow's signature, for starting it by type name (the client does not load workflow code). */
+type ApprovalWorkflow = (input: ApprovalInput) => Promise<ApprovalDecision>;
+
+/** Which part of a request {@link ApprovalRequestError} is about. */
+export type ApprovalRequestField = 'agentKey' | 'id' | 'question' | 'timeout' | 'remindAfter';
+
+/** A request (or an agent key and id) that is malformed. Nothing was started or signalled. */
+export class ApprovalRequestError extends Error {
+  readonly code = 'InvalidApprovalRequest';
+  constructor(
+    /** The offending part of the request. */
+    readonly field: ApprovalRequestField,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'ApprovalRequestError';
+  }
+}
+
+/** Why an operation on an existing approval failed; `code` says which way. */
+export type ApprovalErrorCode =
+  /** No approval with that id (never requested, or its history is gone after the namespace's retention). */
+  | 'NotFound'
+  /** The approval has already ended: there is nothing to cancel (`decision` says how it ended, if known). */
+  | 'Closed'
+  /** The approval workflow ended without a decision (it failed, was terminated or timed out). */
+  | 'Failed';
+
+/** An approval that cannot be cancelled or whose result cannot be had. The message is meant for an operator. */
+export class ApprovalError extends Error {
+  constructor(
+    readonly code: ApprovalErrorCode,
+    /** The approval workflow's id, `approval:<agentKey>:<id>`. */
+    readonly workflowId: string,
+    message: string,
+    /** With `Closed`: the decision the approval ended with, when it ended with one. */
+    readonly decision?: ApprovalDecision,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'ApprovalError';
+  }
+}
+
+/** What {@link requestApproval} asks. */
+export interface RequestApprovalOptions {
+  /** The agent that asks (its workflow must run: the approval sends and receives through it). */
+  agentKey: string;
+  /** The question, as the human reads it in the chat: 1 to {@link MAX_QUESTION_CHARS} (4000) characters, not blank. */
+  question: string;
+  /**
+   * How long the human has to answer: a duration (`'15s'`, `'10m'`, `'2h'`, `'3d'`, `'1500ms'`)
+   * or a number of ms; more than 0 and at most {@link MAX_APPROVAL_TIMEOUT_MS}. After it the
+   * decision is `expired`.
+   */
+  timeout: string | number;
+  /**
+   * Remind the human after this long without an answer (the workflow repeats it every as long
+   * again, at most 3 times). Shorter than `timeout`. Default: no reminder.
+   */
+  remindAfter?: string | number;
+  /**
+   * The request id ({@link APPROVAL_ID_PATTERN}); requests with the same agent and id are one
+   * request. Default: a new UUID.
+   */
+  id?: string;
+  /** The agent's workflow task queue (the worker's `AMSFLOW_TASK_QUEUE`). Default `amsflow`. */
+  taskQueue?: string;
+}
+
+/** One approval request: its ids, its decision, and cancelling it. */
+export interface ApprovalHandle {
+  /** The request id. */
+  readonly id: string;
+  readonly agentKey: string;
+  /** The approval workflow's id, `approval:<agentKey>:<id>`. */
+  readonly workflowId: string;
+  /**
+   * Waits for the decision (approved, rejected, expired or cancelled) and resolves with it; for
+   * an approval that has already ended, at once. Rejects with {@link ApprovalError}: `NotFound`,
+   * `Failed` (the workflow ended without a decision).
+   */
+  result(): Promise<ApprovalDecision>;
+  /**
+   * Cancels the pending approval (the `amsflow.cancel` signal): its decision becomes
+   * `cancelled`, by `operator`. Resolves once the signal is recorded. Rejects with
+   * {@link ApprovalError}: `NotFound`, `Closed` (already decided; see its `decision`).
+   */
+  cancel(reason?: string): Promise<void>;
+}
+
+/** One pending approval in {@link listApprovals}. */
+export interface ApprovalListing {
+  /** The request id. */
+  id: string;
+  agentKey: string;
+  workflowId: string;
+  runId: string;
+  /** When the approval workflow started (ISO 8601). */
+  startTime: string;
+  /** Its answer to the approval query; undefined when it gave none (see `noState`). */
+  view?: ApprovalView;
+  /** Set instead of `view`: why there is no state (e.g. its worker did not answer in time). */
+  noState?: string;
+}
+
+/** What {@link listApprovals} looks at. */
+export interface ListApprovalsOptions {
+  /** Only this agent's approvals (ids `approval:<agentKey>:`). Default: every agent's. */
+  agentKey?: string;
+  /** Only approvals on this task queue. Default: any. */
+  taskQueue?: string;
+  /** Wait at most this long for each approval's answer (default {@link DEFAULT_APPROVAL_QUERY_TIMEOUT_MS}). */
+  queryTimeoutMs?: number;
+}
+
+/** Throws {@link ApprovalRequestError} unless `agentKey` is a legal agent key. */
+function checkAgentKey(agentKey: unknown): asserts agentKey is string {
+  const problem = agentKeyProblem(agentKey);
+  if (problem) throw new ApprovalRequestError('agentKey', problem);
+}
+
+/** Why `id` is not a legal request id ({@link APPROVAL_ID_PATTERN}), or undefined when it is. */
+export function approvalIdProblem(id: unknown): string | undefined {
+  if (typeof id === 'string' && APPROVAL_ID_PATTERN.test(id)) return undefined;
+  const shown = typeof id === 'string' ? JSON.stringify(id.slice(0, 120)) : String(id);
+  return `request id ${shown} is not allowed: use 1 to 200 printable ASCII characters without spaces`;
+}
+
+/** Throws {@link ApprovalRequestError} unless `id` is a legal request id. */
+function checkId(id: unknown): asserts id is string {
+  const problem = approvalIdProblem(id);
+  if (problem) throw new ApprovalRequestError('id', problem);
+}
+
+/** `value` (a duration or ms) in ms, checked to be in (0, max]. */
+function durationMs(field: 'timeout' | 'remindAfter', value: unknown, max: number, maxText: string): number {
+  const name = field === 'timeout' ? 'the timeout' : 'remind-after';
+  let ms: number;
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value)) {
+      throw new ApprovalRequestError(
+        field,
+        `${name} must be a whole number of ms or a duration such as "10m", not ${value}`,
+      );
+    }
+    ms = value;
+  } else if (typeof value === 'string') {
+    try {
+      ms = parseDuration(value);
+    } catch (err) {
+      if (err instanceof DurationFormatError) {
+        throw new ApprovalRequestError(field, `${name}: ${err.message}`, { cause: err });
+      }
+      throw err;
+    }
+  } else {
+    throw new ApprovalRequestError(field, `${name} is required: a duration such as "10m", or ms`);
+  }
+  if (ms <= 0) throw new ApprovalRequestError(field, `${name} must be longer than 0`);
+  if (ms > max)
+    throw new ApprovalRequestError(field, `${name} (${formatDuration(ms)}) must be at most ${maxText}`);
+  return ms;
+}
+
+/**
+ * The approval workflow's input for `options`, checked: the agent key, the id (a new UUID when
+ * absent), the question, the timeout and the reminder. Throws {@link ApprovalRequestError} for
+ * the first problem. Pure but for the UUID: the command line calls it before it connects.
+ */
+export function approvalInput(
+  options: Omit<RequestApprovalOptions, 'taskQueue'>,
+  now: number = Date.now(),
+): ApprovalInput {
+  checkAgentKey(options.agentKey);
+  const id = options.id ?? randomUUID();
+  checkId(id);
+  const { question } = options;
+  if (typeof question !== 'string' || question.trim() === '') {
+    throw new ApprovalRequestError('question', 'the question is empty: say what the human approves');
+  }
+  const chars = characterCount(question);
+  if (chars > MAX_QUESTION_CHARS) {
+    throw new ApprovalRequestError(
+      'question',
+      `the question is ${chars} characters; at most ${MAX_QUESTION_CHARS} fit in one message with the approval's framing`,
+    );
+  }
+  const timeoutMs = durationMs('timeout', options.timeout, MAX_APPROVAL_TIMEOUT_MS, '365d');
+  const input: ApprovalInput = { agentKey: options.agentKey, id, question, timeoutMs, requestedAt: now };
+  if (options.remindAfter !== undefined) {
+    const remindAfterMs = durationMs('remindAfter', options.remindAfter, MAX_APPROVAL_TIMEOUT_MS, '365d');
+    if (remindAfterMs >= timeoutMs) {
+      throw new ApprovalRequestError(
+        'remindAfter',
+        `remind-after (${formatDuration(remindAfterMs)}) must be shorter than the timeout (${formatDuration(timeoutMs)}), or no reminder would come`,
+      );
+    }
+    input.remindAfterMs = remindAfterMs;
+  }
+  return input;
+}
+
+/**
+ * Asks the human through agent `agentKey` to approve `question`, and returns a handle to the
+ * request at once (its `result()` waits for the decision). Starts the approval workflow
+ * `approval:<agentKey>:<id>` on `taskQueue`, unless a request with that id exists: then,
+ * pending or already decided, the handle is that request's and nothing new is asked (a decided
+ * request stays decided until the namespace's retention drops its history). Throws
+ * {@link ApprovalRequestError} for a malformed request, before contacting the server.
+ */
+export async function requestApproval(
+  client: Client,
+  options: RequestApprovalOptions,
+): Promise<ApprovalHandle> {
+  const input = approvalInput(options);
+  const workflowId = approvalWorkflowId(input.agentKey, input.id);
+  try {
+    await client.workflow.start<ApprovalWorkflow>(APPROVAL_WORKFLOW_TYPE, {
+      workflowId,
+      taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
+      args: [input],
+      // Running: the same request (USE_EXISTING); closed, whatever its end: the same, decided request.
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+  return handleFor(client, input.agentKey, input.id);
+}
+
+/**
+ * A handle to the approval request `id` of agent `agentKey` (made earlier, maybe by another
+ * process), without contacting the server. Throws {@link ApprovalRequestError} for a malformed
+ * agent key or id.
+ */
+export function getApprovalHandle(client: Client, agentKey: string, id: string): ApprovalHandle {
+  checkAgentKey(agentKey);
+  checkId(id);
+  return handleFor(client, agentKey, id);
+}
+
+function handleFor(client: Client, agentKey: string, id: string): ApprovalHandle {
+  const workflowId = approvalWorkflowId(agentKey, id);
+  return {
+    id,
+    agentKey,
+    workflowId,
+    result: () => approvalResult(client, workflowId),
+    cancel: (reason) => signalCancel(client, workflowId, reason),
+  };
+}
+
+async function approvalResult(client: Client, workflowId: string): Promise<ApprovalDecision> {
+  try {
+    return await client.workflow.getHandle<ApprovalWorkflow>(workflowId).result();
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) {
+      throw new ApprovalError('NotFound', workflowId, `no approval "${workflowId}"`, undefined, {
+        cause: err,
+      });
+    }
+    if (err instanceof WorkflowFailedError) {
+      const why = err.cause?.message ?? err.message;
+      throw new ApprovalError(
+        'Failed',
+        workflowId,
+        `approval "${workflowId}" ended without a decision: ${why}`,
+        undefined,
+        {
+          cause: err,
+        },
+      );
+    }
+    throw err;
+  }
+}
+
+/**
+ * Cancels the pending approval request `id` of agent `agentKey` (see
+ * {@link ApprovalHandle.cancel}): its decision becomes `cancelled`. Throws
+ * {@link ApprovalRequestError} for a malformed agent key or id, {@link ApprovalError} `NotFound`
+ * or `Closed` (already decided).
+ */
+export async function cancelApproval(
+  client: Client,
+  agentKey: string,
+  id: string,
+  reason?: string,
+): Promise<void> {
+  await getApprovalHandle(client, agentKey, id).cancel(reason);
+}
+
+async function signalCancel(client: Client, workflowId: string, reason: string | undefined): Promise<void> {
+  try {
+    await client.workflow.getHandle(workflowId).signal(cancelSignal, reason === undefined ? {} : { reason });
+  } catch (err) {
+    if (!(err instanceof WorkflowNotFoundError)) throw err;
+    // Never started, or closed: say which.
+    let status: string;
+    try {
+      status = (await client.workflow.getHandle(workflowId).describe()).status.name;
+    } catch (describeErr) {
+      if (describeErr instanceof WorkflowNotFoundError) {
+        throw new ApprovalError('NotFound', workflowId, `no approval "${workflowId}"`, undefined, {
+          cause: err,
+        });
+      }
+      throw describeErr;
+    }
+    const decision =
+      status === 'COMPLETED' ? await approvalResult(client, workflowId).catch(() => undefined) : undefined;
+    const how = decision
+      ? `it was already ${decision.decision}${decision.by ? ` by ${decision.by}` : ''} at ${decision.at}`
+      : `it has ended (${status})`;
+    throw new ApprovalError(
+      'Closed',
+      workflowId,
+      `approval "${workflowId}" cannot be cancelled: ${how}`,
+      decision,
+      {
+        cause: err,
+      },
+    );
+  }
+}
+
+/** The visibility query for pending approvals: of `agentKey` if given, on `taskQueue` if given. */
+export function approvalListQuery(agentKey?: string, taskQueue?: string): string {
+  const clauses = [`WorkflowType = '${APPROVAL_WORKFLOW_TYPE}'`, `ExecutionStatus = 'Running'`];
+  if (agentKey !== undefined) {
+    checkAgentKey(agentKey);
+    // An agent key has no quotes (AGENT_KEY_PATTERN); STARTS_WITH escapes LIKE's % and _ itself.
+    clauses.push(`WorkflowId STARTS_WITH '${approvalWorkflowId(agentKey, '')}'`);
+  }
+  if (taskQueue !== undefined) {
+    if (/['"\\]/.test(taskQueue))
+      throw new TypeError(
+        `task queue ${JSON.stringify(taskQueue)}: quotes and backslashes are not supported here`,
+      );
+    clauses.push(`TaskQueue = '${taskQueue}'`);
+  }
+  return clauses.join(' AND ');
+}
+
+const APPROVAL_ID = /^approval:([^:]+):(.+)$/s;
+
+/**
+ * Pending approvals, oldest first, each with its state from the approval query. One whose
+ * worker does not answer in time is listed with `noState` rather than failing the list. Throws
+ * {@link ApprovalRequestError} for a malformed agent key. Visibility is eventually consistent:
+ * a request made a moment ago may be missing, and one decided a moment ago may still be listed.
+ */
+export async function listApprovals(
+  client: Client,
+  options: ListApprovalsOptions = {},
+): Promise<ApprovalListing[]> {
+  const query = approvalListQuery(options.agentKey, options.taskQueue);
+  const timeoutMs = options.queryTimeoutMs ?? DEFAULT_APPROVAL_QUERY_TIMEOUT_MS;
+  const found: WorkflowExecutionInfo[] = [];
+  for await (const info of client.workflow.list({ query })) found.push(info);
+  const listings = await mapLimited(found, QUERY_CONCURRENCY, async (info): Promise<ApprovalListing> => {
+    const [, agentKey = '', id = info.workflowId] = APPROVAL_ID.exec(info.workflowId) ?? [];
+    const listing: ApprovalListing = {
+      id,
+      agentKey,
+      workflowId: info.workflowId,
+      runId: info.runId,
+      startTime: info.startTime.toISOString(),
+    };
+    try {
+      const view = await client.withDeadline(Date.now() + timeoutMs, () =>
+        client.workflow.getHandle(info.workflowId, info.runId).query(approvalQuery),
+      );
+      return { ...listing, view };
+    } catch (err) {
+      const noState =
+        err instanceof QueryNotRegisteredError
+          ? 'not an approval: it does not answer the approval query'
+          : `no answer: ${err instanceof Error ? err.message : String(err)}`;
+      return { ...listing, noState };
+    }
+  });
+  return listings.sort(
+    (a, b) => a.startTime.localeCompare(b.startTime) || a.workflowId.localeCompare(b.workflowId),
+  );
+}

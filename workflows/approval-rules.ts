@@ -1,0 +1,44 @@
+/**
+ * The rules of an approval's answer, pure: which words and reactions approve or reject, and
+ * when the human's message was written (exactly, from its wire timestamp).
+ */
+import { answerWord } from './agent/router';
+import type { InboundMessage } from './types';
+
+const YES = ['yes', 'y', 'yep', 'yeah', 'ok', 'okay', 'sure', 'approve', 'approved', '👍', '✅'];
+const NO = ['no', 'n', 'nope', 'nah', 'reject', 'rejected', 'deny', 'denied', '👎', '❌'];
+
+/** Every bare word that answers an approval (the agent routes these to a pending approval). */
+export const APPROVAL_WORDS: string[] = [...YES, ...NO];
+
+/** 'approved' or 'rejected' for a yes/no answer (text or reaction), undefined for anything else. */
+export function decisionOf(message: InboundMessage): 'approved' | 'rejected' | undefined {
+  const raw =
+    message.type === 'reaction'
+      ? message.reaction?.emoji
+      : message.type === 'text'
+        ? message.text?.body
+        : undefined;
+  if (raw === undefined) return undefined;
+  const word = answerWord(raw).replace(/[.!]+$/, '');
+  if (YES.includes(word)) return 'approved';
+  if (NO.includes(word)) return 'rejected';
+  return undefined;
+}
+
+/**
+ * Epoch ms of a message's wire timestamp (epoch seconds as a decimal string, e.g.
+ * "1790000000.123"), read digit by digit so nothing is rounded by floating point; undefined if
+ * it is not one.
+ */
+export function messageTime(message: InboundMessage): number | undefined {
+  const match = /^(\d+)(?:\.(\d+))?$/.exec(String(message.timestamp ?? '').trim());
+  if (!match) return undefined;
+  const millis = (match[2] ?? '').padEnd(3, '0').slice(0, 3);
+  return Number(match[1]) * 1000 + Number(millis);
+}
+
+/** An instant as the human reads it in an approval's messages: `2026-11-23 14:03:12 UTC`. */
+export function formatInstant(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}

@@ -1,0 +1,448 @@
+/**
+ * Reminders: `remindAt`, `remindIn`, `scheduleRecurring`, `listSchedules`, `cancelSchedule`
+ * from any workflow that talks as an agent (a handler, or after `useAgent`), and the per-agent
+ * `remindersWorkflow` (`reminders:<agentKey>`) that holds them and delivers them.
+ *
+ * Why one durable workflow per agent and not Temporal Schedules: the time-skipping test server
+ * has no Schedules (nor visibility listing), so reminders on Schedules could not be tested with
+ * time skipping; a Schedule's catch-up after downtime either fires every missed action within
+ * its `catchupWindow` (a burst) or drops them (a window too short to deliver one late); and a
+ * Schedule cannot tell the workflow it starts how late it is. Here the next due time is computed
+ * with the pure functions of `reminder-time.ts` in the human's zone, the workflow sleeps on a
+ * durable timer until it, and after downtime it wakes once: each missed reminder is delivered
+ * once, marked "(late by 2 h)", or skipped past its `maxLateness`; a recurring one then moves to
+ * its first occurrence after now (no burst). Listing and cancelling read and change one
+ * workflow's state, through two activities holding a Temporal client (`activities/schedules.ts`).
+ */
+import type { Duration } from '@temporalio/common';
+import { msToNumber } from '@temporalio/common/lib/time';
+import {
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  log,
+  proxyActivities,
+  setHandler,
+  uuid4,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { current } from './conversation-state';
+import { useAgent } from './handlers';
+import { sendText } from './sending';
+import {
+  DEFAULT_TIME_ZONE,
+  WEEKDAYS,
+  addDays,
+  canonicalTimeZone,
+  formatInstant,
+  formatLateness,
+  formatWallTime,
+  instantOf,
+  isTimeZone,
+  nextOccurrence,
+  parseWallTime,
+  weekdayName,
+  type Weekday,
+} from './reminder-time';
+import {
+  MAX_REMINDERS,
+  REMINDER_FAILURE_TYPES,
+  remindersCommandSignal,
+  remindersQuery,
+  type RecurringSpec,
+  type Reminder,
+  type RemindersCommand,
+  type RemindersInput,
+  type RemindersRead,
+  type RemindersView,
+  type ScheduleActivities,
+  type ShownReminder,
+} from './reminder-types';
+
+export type { RecurringSpec, Reminder, RemindersInput, RemindersView } from './reminder-types';
+export { MAX_REMINDERS, REMINDER_FAILURE_TYPES } from './reminder-types';
+
+/** Options of `remindAt`, `remindIn` and `scheduleRecurring`. */
+export interface ReminderOptions {
+  /**
+   * IANA zone of the human (`Europe/Berlin`): wall times are read in it and due times shown in
+   * it. Default: the worker's `AMSFLOW_TIMEZONE`, else `UTC`. Kept with the reminder.
+   */
+  timeZone?: string;
+  /**
+   * A reminder that fell due while the system was down is delivered once when it is back, unless
+   * it is later than this: then it is skipped (a recurring one moves on to its next occurrence).
+   * Default `'1 day'`.
+   */
+  maxLateness?: Duration;
+  /** A delivery at least this late says so: `⏰ <text> (late by 2 h)`. Default `'1 minute'`. */
+  lateAfter?: Duration;
+}
+
+/** Default of {@link ReminderOptions.maxLateness}. */
+export const DEFAULT_MAX_LATENESS: Duration = '1 day';
+/** Default of {@link ReminderOptions.lateAfter}. */
+export const DEFAULT_LATE_AFTER: Duration = '1 minute';
+/** The longest reminder text (the message adds `⏰ ` and a lateness note; the service takes 4096). */
+export const MAX_REMINDER_TEXT = 4000;
+
+const activities = proxyActivities<ScheduleActivities>({
+  startToCloseTimeout: '30 seconds',
+  // Not registered on the worker (no `createScheduleActivities`): fail rather than wait forever.
+  scheduleToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', maximumAttempts: 5 },
+});
+
+function invalid(message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type: REMINDER_FAILURE_TYPES.invalid, message, nonRetryable: true });
+}
+
+function durationMs(value: Duration, name: string): number {
+  let ms: number;
+  try {
+    ms = msToNumber(value);
+  } catch {
+    throw invalid(`${name}: ${JSON.stringify(value)} is not a duration`);
+  }
+  if (!Number.isFinite(ms) || ms < 0) throw invalid(`${name}: ${JSON.stringify(value)} is not a duration`);
+  return ms;
+}
+
+function checkText(text: string): string {
+  const trimmed = typeof text === 'string' ? text.trim() : '';
+  if (!trimmed) throw invalid('A reminder needs a text');
+  if (trimmed.length > MAX_REMINDER_TEXT)
+    throw invalid(`A reminder's text is at most ${MAX_REMINDER_TEXT} characters`);
+  return trimmed;
+}
+
+/** Reads the agent's reminders (and the worker's zone): one activity. */
+async function read(): Promise<RemindersRead> {
+  return activities.amsflowRemindersRead(current().agentKey);
+}
+
+async function write(command: RemindersCommand): Promise<void> {
+  await activities.amsflowRemindersWrite(current().agentKey, command);
+}
+
+/** The zone a new reminder uses, checked; reads the agent's reminders too (for their count). */
+async function prepare(options: ReminderOptions): Promise<{ timeZone: string; now: number }> {
+  if (options.timeZone !== undefined && !isTimeZone(options.timeZone)) {
+    throw invalid(`${JSON.stringify(options.timeZone)} is not an IANA time zone (like Europe/Berlin)`);
+  }
+  const state = await read();
+  if (state.reminders.length >= MAX_REMINDERS) {
+    throw ApplicationFailure.create({
+      type: REMINDER_FAILURE_TYPES.tooMany,
+      message: `${state.reminders.length} reminders are pending already (at most ${MAX_REMINDERS})`,
+      nonRetryable: true,
+    });
+  }
+  const timeZone = options.timeZone ?? state.defaultTimeZone;
+  return {
+    timeZone: canonicalTimeZone(isTimeZone(timeZone) ? timeZone : DEFAULT_TIME_ZONE),
+    now: Date.now(),
+  };
+}
+
+async function add(
+  text: string,
+  timeZone: string,
+  dueAt: number,
+  options: ReminderOptions,
+  recurring?: RecurringSpec,
+): Promise<Reminder> {
+  const reminder: Reminder = {
+    id: uuid4(),
+    text,
+    timeZone,
+    dueAt,
+    ...(recurring ? { recurring } : {}),
+    createdAt: Date.now(),
+    maxLatenessMs: durationMs(options.maxLateness ?? DEFAULT_MAX_LATENESS, 'maxLateness'),
+    lateAfterMs: durationMs(options.lateAfter ?? DEFAULT_LATE_AFTER, 'lateAfter'),
+  };
+  await write({ op: 'add', reminder });
+  return reminder;
+}
+
+const LOCAL_DATE_TIME = /^\s*(\d{4})-(\d{2})-(\d{2})[T ](\d{1,2}:\d{2})\s*$/;
+
+/**
+ * Reminds the human of `text` once, at `when`: an instant (`Date` or epoch ms), `'HH:MM'` (the
+ * next time the human's clock reads it), or `'YYYY-MM-DD HH:MM'` (a wall time in the human's
+ * zone; DST gaps and overlaps as in `reminder-time.ts`). Resolves to the reminder (its `dueAt`
+ * and `timeZone` for a confirmation: {@link describeReminder}). Fails with `ReminderInvalid`
+ * (a time in the past, an empty text, an unknown zone) or `TooManyReminders`.
+ */
+export async function remindAt(
+  when: Date | number | string,
+  text: string,
+  options: ReminderOptions = {},
+): Promise<Reminder> {
+  const body = checkText(text);
+  const { timeZone, now } = await prepare(options);
+  let dueAt: number;
+  if (typeof when === 'number' || when instanceof Date) {
+    dueAt = typeof when === 'number' ? when : when.getTime();
+  } else {
+    const local = LOCAL_DATE_TIME.exec(when);
+    const time = parseWallTime(local ? local[4] : when);
+    if (!time) throw invalid(`${JSON.stringify(when)} is neither HH:MM nor YYYY-MM-DD HH:MM`);
+    if (local) {
+      const date = { year: Number(local[1]), month: Number(local[2]), day: Number(local[3]) };
+      const check = addDays(date, 0);
+      if (check.month !== date.month || check.day !== date.day)
+        throw invalid(`${JSON.stringify(when)} is not a date`);
+      dueAt = instantOf(date, time, timeZone);
+    } else {
+      dueAt = nextOccurrence(now, time, timeZone);
+    }
+  }
+  if (!Number.isFinite(dueAt)) throw invalid('The due time is not a time');
+  if (dueAt < now) throw invalid(`${formatInstant(dueAt, timeZone, now)} is in the past`);
+  return add(body, timeZone, dueAt, options);
+}
+
+/** Reminds the human of `text` once, `delay` from now (`'10 minutes'`, `'3 days'`, ms). See {@link remindAt}. */
+export async function remindIn(
+  delay: Duration,
+  text: string,
+  options: ReminderOptions = {},
+): Promise<Reminder> {
+  const body = checkText(text);
+  const ms = durationMs(delay, 'delay');
+  if (ms <= 0) throw invalid('The delay must be more than zero');
+  const { timeZone, now } = await prepare(options);
+  return add(body, timeZone, now + ms, options);
+}
+
+/**
+ * Reminds the human of `text` at `spec.at` (`HH:MM` in the human's zone) every day, or every
+ * week on `spec.days` (`['mon', 'thu']`), until cancelled. DST changes keep the wall time (a time
+ * in the spring-forward gap fires when the gap ends; in the fall-back overlap, once, at the
+ * first). After downtime the missed occurrences give one delivery at most (marked late, or
+ * skipped past `maxLateness`), never a burst. Resolves to the reminder (`dueAt`: its next time).
+ */
+export async function scheduleRecurring(
+  spec: RecurringSpec,
+  text: string,
+  options: ReminderOptions = {},
+): Promise<Reminder> {
+  const body = checkText(text);
+  const time = parseWallTime(spec?.at ?? '');
+  if (!time) throw invalid(`${JSON.stringify(spec?.at)} is not a time (HH:MM)`);
+  let days: Weekday[] | undefined;
+  if (spec.days !== undefined) {
+    const unknown = spec.days.filter((d) => !WEEKDAYS.includes(d));
+    if (unknown.length > 0 || spec.days.length === 0) {
+      throw invalid(`days: use a non-empty list of ${WEEKDAYS.join(', ')}`);
+    }
+    days = WEEKDAYS.filter((d) => spec.days!.includes(d));
+  }
+  const { timeZone, now } = await prepare(options);
+  const recurring: RecurringSpec = { at: formatWallTime(time), ...(days && days.length < 7 ? { days } : {}) };
+  return add(body, timeZone, nextOccurrence(now, time, timeZone, recurring.days), options, recurring);
+}
+
+/** The agent's pending reminders (one-shot and recurring), soonest first. */
+export async function listSchedules(): Promise<Reminder[]> {
+  return (await read()).reminders;
+}
+
+/** Cancels reminder `id`; resolves to it when it was pending, undefined when it was not. */
+export async function cancelSchedule(id: string): Promise<Reminder | undefined> {
+  const found = (await read()).reminders.find((r) => r.id === id);
+  if (found) await write({ op: 'cancel', id });
+  return found;
+}
+
+/** The reminders and the list the human was last shown (for numbered commands). */
+export async function readReminders(): Promise<RemindersView> {
+  return read();
+}
+
+/** Records the list the human was shown, so that "cancel reminder <n>" means its n-th entry. */
+export async function rememberShown(list: ShownReminder[]): Promise<void> {
+  await write({ op: 'shown', list: list.slice(0, MAX_REMINDERS) });
+}
+
+function joinWords(words: string[]): string {
+  return words.length < 2
+    ? words.join('')
+    : `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}`;
+}
+
+/**
+ * When a reminder fires, as the human reads it: `14:30 (Europe/Berlin) on Tue 24 Nov`, or
+ * `every Sunday at 09:00 (Europe/Berlin), next on Sun 29 Nov`.
+ */
+export function describeReminder(reminder: Reminder, now: number = Date.now()): string {
+  const when = formatInstant(reminder.dueAt, reminder.timeZone, now);
+  if (!reminder.recurring) return when;
+  const days = reminder.recurring.days;
+  const every = days ? joinWords(days.map((d) => weekdayName(d))) : 'day';
+  const next = when.slice(when.indexOf(' on ') + 1);
+  return `every ${every} at ${reminder.recurring.at} (${reminder.timeZone}), next ${next}`;
+}
+
+// The reminders workflow.
+
+/** Ended ids remembered (an add retried after its reminder ended must not bring it back). */
+const ENDED_KEPT = 500;
+/** History events after which the workflow continues as new (the server suggests it at 4096). */
+const CONTINUE_AFTER_EVENTS = 2000;
+
+/**
+ * The last occurrence of a recurring reminder at or before `now`, starting from its due time
+ * `dueAt` (which is at or before `now`).
+ */
+function lastOccurrence(reminder: Reminder, now: number): number {
+  const time = parseWallTime(reminder.recurring!.at)!;
+  let last = reminder.dueAt;
+  // Bounded: a year of daily occurrences; past that, the occurrence before now is close enough.
+  for (let i = 0; i < 400; i++) {
+    const next = nextOccurrence(last, time, reminder.timeZone, reminder.recurring!.days);
+    if (next > now) return last;
+    last = next;
+  }
+  return last;
+}
+
+/** Why a reminder from a signal cannot be kept (it would fail the workflow later), or undefined. */
+export function reminderProblem(r: Reminder | undefined): string | undefined {
+  if (typeof r !== 'object' || r === null) return 'not a reminder';
+  if (typeof r.id !== 'string' || !r.id) return 'no id';
+  if (typeof r.text !== 'string' || !r.text) return `${r.id}: no text`;
+  if (!isTimeZone(r.timeZone)) return `${r.id}: unknown time zone`;
+  for (const key of ['dueAt', 'createdAt', 'maxLatenessMs', 'lateAfterMs'] as const) {
+    if (typeof r[key] !== 'number' || !Number.isFinite(r[key])) return `${r.id}: ${key} is not a number`;
+  }
+  if (r.recurring !== undefined) {
+    if (!parseWallTime(String(r.recurring?.at))) return `${r.id}: recurring.at is not HH:MM`;
+    const days = r.recurring.days;
+    if (
+      days !== undefined &&
+      (!Array.isArray(days) || days.length === 0 || !days.every((d) => WEEKDAYS.includes(d)))
+    ) {
+      return `${r.id}: recurring.days is not a list of weekdays`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The agent's reminders (`reminders:<agentKey>`): started by the first reminder (signal-with-
+ * start from the schedule activities), it holds every pending reminder of the agent, sleeps
+ * until the soonest, and delivers it through the agent's outbox as `⏰ <text>`. Changes come
+ * as `amsflow.reminders.command` signals; the `amsflow.reminders` query answers its state.
+ * A bot module re-exports it: `export { agentWorkflow, remindersWorkflow } from 'amsflow/workflows'`.
+ */
+export async function remindersWorkflow(input: RemindersInput): Promise<void> {
+  useAgent(input.agentKey);
+  const reminders = new Map<string, Reminder>((input.reminders ?? []).map((r) => [r.id, r]));
+  const ended = [...(input.ended ?? [])];
+  const endedSet = new Set(ended);
+  let shown = input.shown ?? [];
+  const counts = { delivered: input.delivered ?? 0, skipped: input.skipped ?? 0, failed: input.failed ?? 0 };
+  let changed = false;
+
+  const end = (id: string) => {
+    reminders.delete(id);
+    if (endedSet.has(id)) return;
+    ended.push(id);
+    endedSet.add(id);
+    while (ended.length > ENDED_KEPT) endedSet.delete(ended.shift()!);
+  };
+
+  setHandler(remindersCommandSignal, (command) => {
+    changed = true;
+    if (command.op === 'add') {
+      const r = command.reminder;
+      const problem = reminderProblem(r);
+      if (problem) {
+        log.warn(`reminders: add ignored: ${problem}`);
+        return;
+      }
+      if (reminders.has(r.id) || endedSet.has(r.id)) return;
+      // The API checks the count; this bounds the state against racing adds.
+      if (reminders.size >= MAX_REMINDERS * 2) {
+        log.warn('reminders: too many pending, add ignored', { id: r.id });
+        return;
+      }
+      reminders.set(r.id, r);
+    } else if (command.op === 'cancel') {
+      end(command.id);
+    } else if (command.op === 'shown') {
+      shown = command.list.slice(0, MAX_REMINDERS);
+    }
+  });
+  const view = (): RemindersView => ({
+    reminders: [...reminders.values()].sort((a, b) => a.dueAt - b.dueAt || a.createdAt - b.createdAt),
+    shown,
+    ...counts,
+  });
+  setHandler(remindersQuery, view);
+
+  async function deliver(reminder: Reminder, now: number): Promise<void> {
+    // The state moves first: a cancel or a crash during the send never brings it back.
+    let dueAt = reminder.dueAt;
+    if (reminder.recurring) {
+      dueAt = lastOccurrence(reminder, now);
+      const time = parseWallTime(reminder.recurring.at)!;
+      reminders.set(reminder.id, {
+        ...reminder,
+        dueAt: nextOccurrence(now, time, reminder.timeZone, reminder.recurring.days),
+      });
+    } else {
+      end(reminder.id);
+    }
+    const late = now - dueAt;
+    if (late > reminder.maxLatenessMs) {
+      counts.skipped++;
+      log.info('reminders: skipped, later than maxLateness', { id: reminder.id, lateMs: late });
+      return;
+    }
+    const note = late >= reminder.lateAfterMs ? ` (late by ${formatLateness(late)})` : '';
+    try {
+      await sendText(`⏰ ${reminder.text}${note}`, { reconcileAmbiguous: true });
+      counts.delivered++;
+    } catch (err) {
+      counts.failed++;
+      log.warn('reminders: delivery failed', { id: reminder.id, error: String(err) });
+    }
+  }
+
+  for (;;) {
+    const now = Date.now();
+    const due = view().reminders.filter((r) => r.dueAt <= now);
+    for (const reminder of due) {
+      // Cancelled meanwhile (during an earlier delivery)?
+      if (reminders.get(reminder.id) === reminder) await deliver(reminder, Date.now());
+    }
+    if (due.length > 0) continue;
+    const info = workflowInfo();
+    if (
+      info.continueAsNewSuggested ||
+      info.historyLength > (input.continueAfterEvents ?? CONTINUE_AFTER_EVENTS)
+    ) {
+      await condition(allHandlersFinished);
+      const carried = view();
+      await continueAsNew<typeof remindersWorkflow>({
+        agentKey: input.agentKey,
+        reminders: carried.reminders,
+        ended,
+        shown,
+        ...counts,
+        ...(input.continueAfterEvents === undefined
+          ? {}
+          : { continueAfterEvents: input.continueAfterEvents }),
+      });
+    }
+    changed = false;
+    const next = view().reminders[0]?.dueAt;
+    if (next === undefined) await condition(() => changed);
+    else await condition(() => changed, Math.max(1, next - Date.now()));
+  }
+}
