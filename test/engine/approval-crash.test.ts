@@ -69,6 +69,9 @@ describe('approval and reminder across a worker kill', () => {
     await waitFor('the echo', async () => (await engine.sentTexts()).includes('done'), { timeoutMs: 60_000 });
     expect((await engine.sentTexts()).filter((t) => t.startsWith('⏰ stretch'))).toHaveLength(1);
     await recordHistory(handle, 'approval-crash');
-    await recordHistory(engine.client.workflow.getHandle(remindersWorkflowId(engine.agentKey)), 'reminders-crash');
+    await recordHistory(
+      engine.client.workflow.getHandle(remindersWorkflowId(engine.agentKey)),
+      'reminders-crash',
+    );
   });
 });
