@@ -61,6 +61,9 @@ const TuningSchema = z
     maxPendingMarkRead: z.number().int().positive(),
     markReadGiveUpMs: z.number().int().min(0),
     maxQueuedTyping: z.number().int().min(0),
+    idlePollMs: z.number().int().min(0),
+    receiptSettleMs: z.number().int().min(0),
+    pollReserve: z.number().int().min(0),
   })
   .partial()
   .strict() satisfies z.ZodType<AgentTuning>;

@@ -143,6 +143,14 @@ export interface AgentTuning {
    * server can skip time; it wakes the agent whenever the scripted human acts.
    */
   idlePollMs?: number;
+  /**
+   * After a page of receipts only, the next poll waits up to this long, in proportion to the share
+   * of the updates budget already spent, so that the receipts that follow come in one page.
+   * Default 4000 ms (60 s / 15: one poll's share of the budget). 0 turns receipt settling off.
+   */
+  receiptSettleMs?: number;
+  /** Polls of the updates window that a receipt-only wake-up never spends: kept for a message. Default 2. */
+  pollReserve?: number;
   /** Page size of a poll. Default 50 (the spec's default). */
   pollLimit?: number;
   /** Added to each pacing wait, covering the delay between scheduling and the request. Default 100 ms. */

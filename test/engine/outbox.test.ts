@@ -20,6 +20,14 @@ describe('the outbox at its edges', () => {
     await engine.startWorker();
     await engine.human('echo warm up');
     await waitFor('the reply', async () => (await engine.sentTexts()).length === 1, { timeoutMs: 30_000 });
+    // The reply's receipts come in a page of their own (followed by the receipt settle's timer):
+    // idle starts after them, two polls on.
+    const pollsAtReply = (await engine.transcript()).counts.requests.updates;
+    await waitFor(
+      'the receipts to be polled',
+      async () => (await engine.transcript()).counts.requests.updates >= pollsAtReply + 2,
+      { timeoutMs: 30_000 },
+    );
     const agent = engine.client.workflow.getHandle(engine.agentWorkflowId);
     const timersNow = async () =>
       (await agent.fetchHistory()).events!.filter((e) => e.timerStartedEventAttributes).length;

@@ -96,6 +96,8 @@ export class Engine {
         activityHeartbeatTimeoutMs: 3000,
         rateLimitBackoffMs: 500,
         reconcileSettleMs: 3000,
+        // One poll's share of the scaled window, as 4 s is of the spec's minute.
+        receiptSettleMs: Math.round(this.options.windowMs / 15),
         ...this.options.tuning,
       }),
       ...this.options.env,

@@ -4,6 +4,7 @@
  *   "probe <text>"        sends <text>; the handler fails with the send's failure type, if any
  *   "probe-retry <text>"  the same, opting in to re-sending after an ambiguous outcome
  *   "probe-reconcile <text>" the same, opting in to reconciliation from receipts
+ *   "twice <text>"        replies "<text> (1)" and "<text> (2)"
  *   "quiz"                asks a question and replies "answer: <text>" to the answer
  *   "receipt"             sends "watch me", waits for its 'read' receipt, then sends "seen it"
  *   "slowwait"            waits 2 s for the next message, stays 6 s more, then says what it got
@@ -84,6 +85,12 @@ export const onMessage = handleMessages<{ greeting?: string } | undefined>(
       });
       await sleep('6 seconds');
       await sendText(got ? `slowwait got ${textOf(got)}` : 'slowwait got nothing');
+      return;
+    }
+    const twice = /^twice (.+)$/.exec(text);
+    if (twice) {
+      await reply(message, `${twice[1]} (1)`);
+      await reply(message, `${twice[1]} (2)`);
       return;
     }
     if (text === 'quiz') {

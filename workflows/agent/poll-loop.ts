@@ -9,6 +9,8 @@ import {
   ParentClosePolicy,
   condition,
   getExternalWorkflowHandle,
+  patched,
+  sleep,
   workflowInfo,
   isCancellation,
   startChild,
@@ -21,6 +23,7 @@ import { textMessage } from '../builders';
 import { EXPIRED_QUESTION_TEXT } from '../text';
 import type { InboundMessage, RoutedMessage, Status } from '../types';
 import { failureInfo, requestVerdict } from './failure';
+import { pageKind, waitAfterPage } from './poll-budget';
 import type { AgentRuntime } from './runtime';
 import { FRESH_RETRY_STATE, retryAfterRejection, type RetryState } from './send-policy';
 import type { SignalTracker } from './signal-tracker';
@@ -80,12 +83,21 @@ export async function runPollLoop(
     // 204: same offset. 409: a poll that outlived its activity, or another program on the
     // token; harmless, poll again from the same offset.
     rt.cursor.completed(pollStartedAt);
+    // Receipts only: settle, so the receipts that follow come in one page, and keep a reserve.
+    const wait =
+      rt.tuning.idlePollMs > 0 ? 0 : waitAfterPage(pageKind(result), rt.windows.updates, rt.now(), rt.tuning);
+    if (wait > 0 && settling()) await sleep(wait);
     // A page shorter than the limit left nothing behind: anything newer comes with a wake.
     const short =
       result.status !== 'page' || result.messages.length + result.statuses.length < rt.tuning.pollLimit;
     // (No await at all without idle polling: an extra tick would reorder this run's commands.)
     if (short && rt.tuning.idlePollMs > 0) await idle(rt);
   }
+}
+
+/** Runs recorded before receipt settling polled again at once after a page of receipts. */
+function settling(): boolean {
+  return patched('amsflow-receipt-settle');
 }
 
 /** With `idlePollMs`: after a poll that left nothing behind, wait for a wake signal or the interval. */

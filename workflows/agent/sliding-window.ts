@@ -20,6 +20,20 @@ export class SlidingWindow {
     return Math.max(0, this.times[this.times.length - this.limit] + this.windowMs - now);
   }
 
+  /** Milliseconds until a request may start and still leave `reserve` slots free (0 when it may now). */
+  delayKeeping(now: number, reserve: number): number {
+    this.prune(now);
+    const cap = Math.max(1, this.limit - reserve);
+    if (this.times.length < cap) return 0;
+    return Math.max(0, this.times[this.times.length - cap] + this.windowMs - now);
+  }
+
+  /** The share of the window's budget in use at `now` (0 to 1). */
+  usedShare(now: number): number {
+    this.prune(now);
+    return Math.min(1, this.times.length / this.limit);
+  }
+
   /** Records a request started at `at`; returns a function that moves it to the time it really started. */
   record(at: number): (actualStart: number) => void {
     this.insert(at);
