@@ -53,6 +53,8 @@ export async function measureLiveChat(
         activityHeartbeatTimeoutMs: 3000,
         rateLimitBackoffMs: 500,
         receiptSettleMs: Math.round(windowMs / 15),
+        // The timer-resolution floor scaled too (1 s of a minute), as in the engine suites.
+        minSettleMs: Math.round(windowMs / 60),
       },
       workflows: resolve(__dirname, '..', 'test', 'engine', 'workflows.ts'),
     });

@@ -64,6 +64,7 @@ const TuningSchema = z
     idlePollMs: z.number().int().min(0),
     receiptSettleMs: z.number().int().min(0),
     pollReserve: z.number().int().min(0),
+    minSettleMs: z.number().int().min(0),
   })
   .partial()
   .strict() satisfies z.ZodType<AgentTuning>;

@@ -151,6 +151,8 @@ export interface AgentTuning {
   receiptSettleMs?: number;
   /** Polls of the updates window that a receipt-only wake-up never spends: kept for a message. Default 2. */
   pollReserve?: number;
+  /** A receipt settle shorter than this is skipped (below the server's timer resolution). Default 1000 ms. */
+  minSettleMs?: number;
   /** Page size of a poll. Default 50 (the spec's default). */
   pollLimit?: number;
   /** Added to each pacing wait, covering the delay between scheduling and the request. Default 100 ms. */

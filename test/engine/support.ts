@@ -98,6 +98,7 @@ export class Engine {
         reconcileSettleMs: 3000,
         // One poll's share of the scaled window, as 4 s is of the spec's minute.
         receiptSettleMs: Math.round(this.options.windowMs / 15),
+        minSettleMs: Math.round(this.options.windowMs / 60),
         ...this.options.tuning,
       }),
       ...this.options.env,

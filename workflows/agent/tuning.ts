@@ -12,6 +12,8 @@ export const DEFAULT_TUNING: Tuning = {
   // About one poll's share of the updates budget (60 s / 15): spent evenly under pressure.
   receiptSettleMs: 4000,
   pollReserve: 2,
+  // Temporal fires timers about a second late at best: a shorter settle would cost that second.
+  minSettleMs: 1000,
   pollLimit: 50,
   pacingMarginMs: 100,
   rateLimitBackoffMs: 5000,

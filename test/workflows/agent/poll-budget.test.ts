@@ -1,7 +1,7 @@
 import { pageKind, waitAfterPage } from '../../../workflows/agent/poll-budget';
 import { SlidingWindow } from '../../../workflows/agent/sliding-window';
 
-const tuning = { receiptSettleMs: 4000, pollReserve: 2 };
+const tuning = { receiptSettleMs: 4000, pollReserve: 2, minSettleMs: 0 };
 
 describe('poll budget', () => {
   it('tells a page of messages, of receipts only, and nothing apart', () => {
@@ -51,5 +51,18 @@ describe('poll budget', () => {
       now += Math.max(wait, 1);
     }
     expect(window.snapshot().filter((t) => t > now - 60_000).length).toBeLessThanOrEqual(13);
+  });
+
+  it('skips a settle shorter than the timer resolution', () => {
+    const withFloor = { ...tuning, minSettleMs: 1000 };
+    // A fifth of the budget spent: 800 ms would be asked, under the floor, so none.
+    const fifth = new SlidingWindow(15, 60_000, [0, 1, 2]);
+    expect(waitAfterPage('receipts', fifth, 10, withFloor)).toBe(0);
+    const twoThirds = new SlidingWindow(
+      15,
+      60_000,
+      Array.from({ length: 10 }, (_, i) => i),
+    );
+    expect(waitAfterPage('receipts', twoThirds, 10, withFloor)).toBe(Math.round((4000 * 10) / 15));
   });
 });
