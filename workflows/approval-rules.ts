@@ -38,6 +38,19 @@ export function messageTime(message: InboundMessage): number | undefined {
   return Number(match[1]) * 1000 + Number(millis);
 }
 
+/**
+ * When the human answered, to the millisecond: the wire timestamp when it has a fraction; when
+ * it is whole seconds (the wire's usual `<epoch s>`), the moment the answer reached the workflow,
+ * kept inside that second (`receivedAt`, workflow time), so that nothing is rounded down to the
+ * second. Undefined without a readable timestamp.
+ */
+export function answerTime(message: InboundMessage, receivedAt: number): number | undefined {
+  const wire = messageTime(message);
+  if (wire === undefined) return undefined;
+  if (String(message.timestamp).includes('.')) return wire;
+  return Math.min(Math.max(receivedAt, wire), wire + 999);
+}
+
 /** An instant as the human reads it in an approval's messages: `2026-11-23 14:03:12 UTC`. */
 export function formatInstant(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;

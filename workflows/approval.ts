@@ -9,7 +9,7 @@
 import { setHandler } from '@temporalio/workflow';
 import { approvalQuery } from '../protocol/messages';
 import type { ApprovalDecision, ApprovalDecisionKind, ApprovalInput, ApprovalView } from './approval-types';
-import { decisionOf, messageTime, APPROVAL_WORDS, formatInstant } from './approval-rules';
+import { answerTime, decisionOf, APPROVAL_WORDS, formatInstant } from './approval-rules';
 import { textMessage } from './builders';
 import { current } from './conversation-state';
 import { nameConversation, useAgent } from './handlers';
@@ -106,7 +106,7 @@ export async function approvalWorkflow(input: ApprovalInput): Promise<ApprovalDe
       await request(textMessage('Please answer yes or no.', { replyTo: got.message }));
       continue;
     }
-    decision = decide(kind, messageTime(got.message) ?? Date.now(), got.message.from);
+    decision = decide(kind, answerTime(got.message, Date.now()) ?? Date.now(), got.message.from);
     const confirmation = kind === 'approved' ? 'Approved' : 'Rejected';
     await request(textMessage(`${confirmation}: ${input.question}`, { replyTo: got.message }), {
       reconcileAmbiguous: true,

@@ -1,4 +1,10 @@
-import { APPROVAL_WORDS, decisionOf, formatInstant, messageTime } from '../../workflows/approval-rules';
+import {
+  APPROVAL_WORDS,
+  answerTime,
+  decisionOf,
+  formatInstant,
+  messageTime,
+} from '../../workflows/approval-rules';
 import { Router } from '../../workflows/agent/router';
 import type { InboundMessage } from '../../workflows/types';
 
@@ -36,6 +42,12 @@ describe('approval rules', () => {
     expect(messageTime({ ...text('x'), timestamp: '1790000000' })).toBe(1_790_000_000_000);
     expect(messageTime({ ...text('x'), timestamp: 'soon' })).toBeUndefined();
     expect(formatInstant(Date.UTC(2026, 10, 23, 14, 3, 12))).toBe('2026-11-23 14:03:12 UTC');
+    // Whole seconds on the wire: the moment it reached the workflow, inside that second.
+    const whole = { ...text('x'), timestamp: '1790000000' };
+    expect(answerTime(whole, 1_790_000_000_456)).toBe(1_790_000_000_456);
+    expect(answerTime(whole, 1_790_000_003_000)).toBe(1_790_000_000_999);
+    expect(answerTime(whole, 1_789_999_999_000)).toBe(1_790_000_000_000);
+    expect(answerTime(text('x'), 0)).toBe(1_790_000_000_123);
   });
 
   it('routes a bare answer word to the one approval that takes it; several: which one', () => {
