@@ -7,6 +7,7 @@
  */
 import { ValidationError } from './errors';
 import { CAPTIONED_KINDS, INBOUND_TYPES, MEDIA_KINDS, type MediaKind } from './schemas';
+import { MEDIA_RULES_TABLE } from '../protocol/media-rules';
 
 /** Text body cap (spec 4.1). */
 export const MAX_TEXT_CHARS = 4096;
@@ -27,28 +28,7 @@ export interface MediaRule {
 export type MediaRules = Record<MediaKind, MediaRule>;
 
 /** WIRE-CONVENTIONS "Local validation". */
-export const DEFAULT_MEDIA_RULES: Readonly<MediaRules> = Object.freeze({
-  image: { mimeTypes: ['image/jpeg', 'image/png'], maxBytes: 5_000_000 },
-  video: { mimeTypes: ['video/mp4', 'video/3gpp', 'video/3gp'], maxBytes: 16_000_000 },
-  audio: {
-    mimeTypes: ['audio/aac', 'audio/amr', 'audio/mpeg', 'audio/mp4', 'audio/ogg'],
-    maxBytes: 16_000_000,
-  },
-  document: {
-    mimeTypes: [
-      'text/plain',
-      'application/pdf',
-      'application/msword',
-      'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-      'application/vnd.ms-excel',
-      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-      'application/vnd.ms-powerpoint',
-      'application/vnd.openxmlformats-officedocument.presentationml.presentation',
-    ],
-    maxBytes: 100_000_000,
-  },
-  sticker: { mimeTypes: ['image/webp'], maxBytes: 500_000, maxBytesStatic: 100_000 },
-});
+export const DEFAULT_MEDIA_RULES: Readonly<MediaRules> = MEDIA_RULES_TABLE;
 
 /** Defaults overlaid with per-kind overrides. */
 export function resolveMediaRules(

@@ -7,6 +7,7 @@
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { SendOptions, SentMessage } from './sending';
 import type { InboundMessage } from './types';
+import { MEDIA_RULES_TABLE } from '../protocol/media-rules';
 
 // ---------------------------------------------------------------------------------------------
 // Limits and rules
@@ -36,31 +37,10 @@ export interface MediaKindRule {
 
 /**
  * MIME types and size caps per kind. The spec does not show them; these are WIRE-CONVENTIONS'
- * (WhatsApp's published caps, decimal bytes), the same table as the messaging client's
- * `DEFAULT_MEDIA_RULES` (workflow code cannot load that module; a unit test keeps the two equal).
+ * (WhatsApp's published caps, decimal bytes): the one table in `protocol/media-rules.ts`, which
+ * the messaging client's `DEFAULT_MEDIA_RULES` is too.
  */
-export const MEDIA_RULES: Readonly<Record<MediaKind, MediaKindRule>> = Object.freeze({
-  image: { mimeTypes: ['image/jpeg', 'image/png'], maxBytes: 5_000_000 },
-  video: { mimeTypes: ['video/mp4', 'video/3gpp', 'video/3gp'], maxBytes: 16_000_000 },
-  audio: {
-    mimeTypes: ['audio/aac', 'audio/amr', 'audio/mpeg', 'audio/mp4', 'audio/ogg'],
-    maxBytes: 16_000_000,
-  },
-  document: {
-    mimeTypes: [
-      'text/plain',
-      'application/pdf',
-      'application/msword',
-      'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-      'application/vnd.ms-excel',
-      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-      'application/vnd.ms-powerpoint',
-      'application/vnd.openxmlformats-officedocument.presentationml.presentation',
-    ],
-    maxBytes: 100_000_000,
-  },
-  sticker: { mimeTypes: ['image/webp'], maxBytes: 500_000, maxBytesStatic: 100_000 },
-});
+export const MEDIA_RULES: Readonly<Record<MediaKind, MediaKindRule>> = MEDIA_RULES_TABLE;
 
 /** Caption cap of image, video and document, in characters (Unicode code points; spec 4.1). */
 export const MAX_CAPTION_CHARS = 1024;
