@@ -47,6 +47,20 @@ async function registry(): Promise<RemindersView> {
   return bot.client.workflow.getHandle(remindersWorkflowId(bot.agentKey)).query(remindersQuery);
 }
 
+/**
+ * The registry once `done` holds, polled with a deadline: its counts follow the send's result,
+ * which comes back to the workflow after the simulator already shows the message.
+ */
+async function registryWhen(done: (view: RemindersView) => boolean): Promise<RemindersView> {
+  const deadline = Date.now() + 10_000;
+  let view = await registry();
+  while (!done(view) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    view = await registry();
+  }
+  return view;
+}
+
 /** Skips to `at` (server time), given the server time `now`. */
 async function skipTo(at: number, now: number): Promise<void> {
   expect(at).toBeGreaterThan(now);
@@ -137,7 +151,9 @@ describe('reminders (bot test harness, time skipping)', () => {
     await bot.expectBot((m) => m.text === '⏰ water the plants');
     await lastSentNear(firstDue);
     // The next one is 09:00 local again, on the day of the change.
-    expect((await registry()).reminders[0].dueAt).toBe(secondDue);
+    expect((await registryWhen((v) => v.reminders[0]?.dueAt === secondDue)).reminders[0].dueAt).toBe(
+      secondDue,
+    );
 
     now = await lastMessageAt();
     await skipTo(secondDue - 2 * MINUTE, now);
@@ -145,7 +161,8 @@ describe('reminders (bot test harness, time skipping)', () => {
     await bot.skip('3 minutes');
     await bot.expectBot((m) => m.text === '⏰ water the plants');
     await lastSentNear(secondDue);
-    expect((await registry()).reminders[0].dueAt).toBe(nine(after, -7));
+    const third = nine(after, -7);
+    expect((await registryWhen((v) => v.reminders[0]?.dueAt === third)).reminders[0].dueAt).toBe(third);
   });
 
   it('catch-up: overdue reminders are delivered once marked late, skipped past the limit, no burst', async () => {
@@ -186,7 +203,7 @@ describe('reminders (bot test harness, time skipping)', () => {
       '⏰ stand up (late by 2 h)',
     ]);
 
-    const state = await registry();
+    const state = await registryWhen((v) => v.delivered + v.skipped + v.failed >= 3);
     expect(state).toMatchObject({ delivered: 2, skipped: 1, failed: 0 });
     expect(state.reminders.map((r) => r.id)).toEqual(['daily']);
     expect(state.reminders[0].dueAt).toBe(lastMissed + DAY);
@@ -197,9 +214,7 @@ describe('reminders (bot test harness, time skipping)', () => {
     const registryHandle = handle.getHandle(remindersWorkflowId(bot.agentKey));
     await registryHandle.signal(remindersCommandSignal, { op: 'add', reminder: overdue[0] });
     await registryHandle.signal(remindersCommandSignal, { op: 'shown', list: [{ id: 'marker', text: '' }] });
-    for (let i = 0; i < 50 && (await registry()).shown[0]?.id !== 'marker'; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await registryWhen((v) => v.shown[0]?.id === 'marker');
     expect(await registry()).toMatchObject({ shown: [{ id: 'marker' }], delivered: 2 });
     expect((await registry()).reminders.map((r) => r.id)).toEqual(['daily']);
   });
@@ -244,10 +259,7 @@ describe('reminders (bot test harness, time skipping)', () => {
     // The ended ids travelled: "once", delivered in the first run, is not taken again.
     await registryHandle.signal(remindersCommandSignal, { op: 'add', reminder: once });
     await registryHandle.signal(remindersCommandSignal, { op: 'shown', list: [{ id: 'marker', text: '' }] });
-    for (let i = 0; i < 50 && (await registry()).shown[0]?.id !== 'marker'; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const state = await registry();
+    const state = await registryWhen((v) => v.shown[0]?.id === 'marker' && v.delivered >= 6);
     expect(state).toMatchObject({ delivered: 6, skipped: 0, failed: 0, shown: [{ id: 'marker' }] });
     expect(state.reminders).toEqual([{ ...reminder, dueAt: first + 5 * DAY }]);
     // It did continue as new (more than once): the run is not the first one.

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../../worker/config';
@@ -13,8 +13,15 @@ function problemsOf(env: NodeJS.ProcessEnv): string[] {
   throw new Error('expected a ConfigError');
 }
 
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
 function agentsFile(content: unknown): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'amsflow-agents-')), 'agents.json');
+  const dir = mkdtempSync(join(tmpdir(), 'amsflow-agents-'));
+  made.push(dir);
+  const file = join(dir, 'agents.json');
   writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
   return file;
 }
