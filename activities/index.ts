@@ -17,6 +17,7 @@ import {
 } from '../messaging/errors';
 import type { MessagingClient } from '../messaging/client';
 import { flattenPage } from '../messaging/page';
+import { QuietPolling } from './quiet-polling';
 import {
   ActivityFailureTypes as F,
   type PollInput,
@@ -35,6 +36,9 @@ export type ClientRegistry = ReadonlyMap<string, MessagingClient>;
 
 /** How often a waiting activity tells Temporal it is alive (the SDK throttles to 80% of the heartbeat timeout). */
 const HEARTBEAT_EVERY_MS = 1000;
+
+/** Time allowed for one long poll: its `timeout` and as much again (5 s at most) for the answer. */
+const longPollMs = (timeoutSeconds: number) => timeoutSeconds * 1000 + Math.min(5000, timeoutSeconds * 1000);
 
 async function withHeartbeats<T>(work: Promise<T>): Promise<T> {
   const ctx = Context.current();
@@ -120,37 +124,54 @@ export function createActivities(registry: ClientRegistry) {
   };
 
   return {
-    /** One long poll. Heartbeats while waiting; cancelling it aborts the request (no state changes). */
+    /**
+     * One long poll, or with `input.quiet` as many as come back empty within `quiet.forMs`, paced
+     * by the updates window (see quiet-polling.ts). Heartbeats while waiting; cancelling it
+     * aborts the request (no state changes).
+     */
     async pollUpdates(input: PollInput): Promise<PollOutput> {
       const client = clientFor(input.agentKey);
       const ctx = Context.current();
-      const startedAt = Date.now();
-      try {
-        const page = await withHeartbeats(
-          client.getUpdates(
-            { offset: input.offset, limit: input.limit, timeout: input.timeoutSeconds },
-            { signal: ctx.cancellationSignal },
-          ),
-        );
-        if (!page) return { status: 'empty', startedAt };
-        const flat = flattenPage(page);
-        return {
-          status: 'page',
-          nextOffset: flat.nextOffset,
-          messages: flat.messages,
-          statuses: flat.statuses,
-          contacts: flat.contacts,
-          startedAt,
-        };
-      } catch (err) {
-        if (err instanceof PollReplacedError) return { status: 'replaced', startedAt };
-        // Cancelled (continue-as-new, worker shutdown): report it as such, not as a failure.
-        if (ctx.cancellationSignal.aborted) {
-          throw ctx.cancellationSignal.reason instanceof CancelledFailure
-            ? ctx.cancellationSignal.reason
-            : new CancelledFailure('poll cancelled');
+      const quiet = input.quiet
+        ? new QuietPolling(input.quiet, Date.now(), longPollMs(input.timeoutSeconds))
+        : undefined;
+      const quietPolls = () =>
+        quiet && quiet.emptyPollEnds.length > 0 ? { quietPolls: quiet.emptyPollEnds } : {};
+      for (;;) {
+        const startedAt = Date.now();
+        try {
+          const page = await withHeartbeats(
+            client.getUpdates(
+              { offset: input.offset, limit: input.limit, timeout: input.timeoutSeconds },
+              { signal: ctx.cancellationSignal },
+            ),
+          );
+          if (page) {
+            const flat = flattenPage(page);
+            return {
+              status: 'page',
+              nextOffset: flat.nextOffset,
+              messages: flat.messages,
+              statuses: flat.statuses,
+              contacts: flat.contacts,
+              startedAt,
+              ...quietPolls(),
+            };
+          }
+          const decision = quiet?.afterEmptyPoll(Date.now());
+          if (!decision || decision.action === 'return')
+            return { status: 'empty', startedAt, ...quietPolls() };
+          if (decision.afterMs > 0) await withHeartbeats(ctx.sleep(decision.afterMs));
+        } catch (err) {
+          if (err instanceof PollReplacedError) return { status: 'replaced', startedAt, ...quietPolls() };
+          // Cancelled (continue-as-new, worker shutdown): report it as such, not as a failure.
+          if (ctx.cancellationSignal.aborted) {
+            throw ctx.cancellationSignal.reason instanceof CancelledFailure
+              ? ctx.cancellationSignal.reason
+              : new CancelledFailure('poll cancelled');
+          }
+          throw requestFailure(err);
         }
-        throw requestFailure(err);
       }
     },
 

@@ -2,6 +2,7 @@
  * Inputs, outputs and failure types of amsflow's activities. Workflows import this file by type
  * only; failure types are the strings a workflow matches on (`ApplicationFailure.type`).
  */
+import type { QuietPollingInput } from './quiet-polling';
 import type { Contact, InboundMessage, OutgoingMessage, Status } from '../messaging/schemas';
 
 export interface PollInput {
@@ -10,10 +11,17 @@ export interface PollInput {
   limit: number;
   /** Long-poll wait in seconds; 0 answers at once. */
   timeoutSeconds: number;
+  /** Poll again, paced, while pages come back empty (see quiet-polling.ts); absent: one poll. */
+  quiet?: QuietPollingInput;
+}
+
+/** Ends (worker clock) of the empty polls a quiet poll made before the one it returns. */
+interface QuietPolls {
+  quietPolls?: number[];
 }
 
 export type PollOutput =
-  | {
+  | ({
       status: 'page';
       nextOffset: number;
       messages: InboundMessage[];
@@ -21,9 +29,9 @@ export type PollOutput =
       contacts: Contact[];
       /** Worker clock when the request left, for the workflow's pacing window. */
       startedAt: number;
-    }
-  | { status: 'empty'; startedAt: number }
-  | { status: 'replaced'; startedAt: number };
+    } & QuietPolls)
+  | ({ status: 'empty'; startedAt: number } & QuietPolls)
+  | ({ status: 'replaced'; startedAt: number } & QuietPolls);
 
 export interface SendInput {
   agentKey: string;

@@ -62,6 +62,7 @@ const TuningSchema = z
     markReadGiveUpMs: z.number().int().min(0),
     maxQueuedTyping: z.number().int().min(0),
     idlePollMs: z.number().int().min(0),
+    quietPollMs: z.number().int().min(0),
     receiptSettleMs: z.number().int().min(0),
     pollReserve: z.number().int().min(0),
     minSettleMs: z.number().int().min(0),

@@ -144,6 +144,13 @@ export interface AgentTuning {
    */
   idlePollMs?: number;
   /**
+   * How long one poll activity may go on long-polling while pages come back empty, pacing itself
+   * by the updates window, before it returns to the workflow: an idle agent then costs one
+   * workflow task per this period instead of one per long poll. 0 returns every empty page.
+   * Default 300000 ms (5 minutes). Not used with `idlePollMs`.
+   */
+  quietPollMs?: number;
+  /**
    * After a page of receipts only, the next poll waits up to this long, in proportion to the share
    * of the updates budget already spent, so that the receipts that follow come in one page.
    * Default 4000 ms (60 s / 15: one poll's share of the budget). 0 turns receipt settling off.

@@ -56,6 +56,11 @@ describe('ambiguous sends', () => {
           a.state === PendingActivityState.PENDING_ACTIVITY_STATE_STARTED,
       );
     });
+    // ...and its request held by the service (a busy machine may take a while to send it).
+    await waitFor('the service to hold the send', async () => {
+      const t = await engine.sim.control.transcript({ agent: engine.agentKey });
+      return t.counts.requests.messages >= 1;
+    });
     await worker.kill();
     await engine.startWorker();
     expect(await failureTypeOf(engine, id)).toBe('AmbiguousSend');

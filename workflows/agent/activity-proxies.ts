@@ -5,13 +5,15 @@
  * and the retry count and backoff live in workflow state (they survive a worker kill). A send
  * retried by Temporal after a worker crash would also re-send a message that may have gone.
  */
-import { proxyActivities } from '@temporalio/workflow';
+import { ActivityCancellationType, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import { activityQueue } from '../../protocol/queues';
 import type { Tuning } from './tuning';
 
 export interface AgentActivities {
   poll: Pick<Activities, 'pollUpdates'>;
+  /** The same activity for a quiet poll: a cancelled one is awaited, so that two polls never overlap. */
+  quietPoll: Pick<Activities, 'pollUpdates'>;
   send: Pick<Activities, 'sendMessage'>;
   status: Pick<Activities, 'markRead' | 'sendTyping'>;
 }
@@ -23,6 +25,14 @@ export function agentActivities(queuePrefix: string, tuning: Tuning): AgentActiv
       startToCloseTimeout: `${tuning.pollTimeoutSeconds + 40}s`,
       heartbeatTimeout: tuning.activityHeartbeatTimeoutMs,
       retry: { maximumAttempts: 1 },
+    }),
+    quietPoll: proxyActivities<Activities>({
+      taskQueue: activityQueue(queuePrefix, 'updates'),
+      // It returns before `quietPollMs` is over (see activities/quiet-polling.ts).
+      startToCloseTimeout: `${Math.ceil(tuning.quietPollMs / 1000) + tuning.pollTimeoutSeconds + 40}s`,
+      heartbeatTimeout: tuning.activityHeartbeatTimeoutMs,
+      retry: { maximumAttempts: 1 },
+      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     }),
     send: proxyActivities<Activities>({
       taskQueue: activityQueue(queuePrefix, 'messages'),

@@ -24,6 +24,7 @@ import { EXPIRED_QUESTION_TEXT } from '../text';
 import type { InboundMessage, RoutedMessage, Status } from '../types';
 import { failureInfo, requestVerdict } from './failure';
 import { pageKind, waitAfterPage } from './poll-budget';
+import { assumeQuietPolls, quietPollingFor, recordQuietPolls, type QuietPollContext } from './quiet-poll';
 import type { AgentRuntime } from './runtime';
 import { FRESH_RETRY_STATE, retryAfterRejection, type RetryState } from './send-policy';
 import type { SignalTracker } from './signal-tracker';
@@ -46,21 +47,29 @@ export async function runPollLoop(
   for (;;) {
     const confirm = await rt.pace(rt.windows.updates, { notBefore });
     const pollStartedAt = rt.now();
+    const timeoutSeconds = rt.cursor.timeoutSeconds(rt.tuning.pollTimeoutSeconds);
+    const quiet = timeoutSeconds > 0 ? quietPollingFor(quietContext(rt)) : undefined;
     let result: PollOutput;
     try {
-      handle.scope = new CancellationScope();
+      const scope = (handle.scope = new CancellationScope());
+      // A reconciliation needs a poll that starts after its fence: a quiet poll gives way.
+      if (quiet) rt.endQuietPoll = () => scope.cancel();
+      const acts = quiet ? rt.acts.quietPoll : rt.acts.poll;
       result = await handle.scope.run(() =>
-        rt.acts.poll.pollUpdates({
+        acts.pollUpdates({
           agentKey: rt.agentKey,
           offset: rt.cursor.offset,
           limit: rt.tuning.pollLimit,
           // The first poll of a new agent answers at once, with the creator in `contacts`.
-          timeoutSeconds: rt.cursor.timeoutSeconds(rt.tuning.pollTimeoutSeconds),
+          timeoutSeconds,
+          ...(quiet ? { quiet } : {}),
         }),
       );
     } catch (err) {
       if (rt.draining && isCancellation(err)) return;
       confirm(rt.requestEnd());
+      if (quiet) assumeQuietPolls(rt.windows.updates, quiet, pollStartedAt, rt.now());
+      if (quiet && isCancellation(err)) continue; // ended for a reconciliation: poll again at once
       rt.noteError('poll', err);
       const verdict = requestVerdict(failureInfo(err));
       if (verdict.kind === 'rejected') {
@@ -73,11 +82,12 @@ export async function runPollLoop(
       continue;
     } finally {
       handle.scope = undefined;
+      rt.endQuietPoll = undefined;
     }
     failures = 0;
     retry = FRESH_RETRY_STATE;
     notBefore = undefined;
-    rt.counters.polls++;
+    rt.counters.polls += 1 + recordQuietPolls(rt.windows.updates, result.quietPolls);
     confirm(rt.requestEnd(result.startedAt));
     if (result.status === 'page') await processPage(rt, signals, result);
     // 204: same offset. 409: a poll that outlived its activity, or another program on the
@@ -93,6 +103,15 @@ export async function runPollLoop(
     // (No await at all without idle polling: an extra tick would reorder this run's commands.)
     if (short && rt.tuning.idlePollMs > 0) await idle(rt);
   }
+}
+
+function quietContext(rt: AgentRuntime): QuietPollContext {
+  return {
+    tuning: rt.tuning,
+    limits: rt.input.limits,
+    window: rt.windows.updates,
+    fenceWanted: rt.reconciling > 0,
+  };
 }
 
 /** Runs recorded before receipt settling polled again at once after a page of receipts. */

@@ -40,6 +40,10 @@ export class AgentRuntime {
   draining = false;
   /** A page is being handed off; continue-as-new waits for it. */
   processingPage = false;
+  /** Reconciliations waiting for a poll after their fence: polls are not quiet meanwhile. */
+  reconciling = 0;
+  /** Set while a quiet poll is open: ends it, so that the next poll starts now. */
+  endQuietPoll: (() => void) | undefined;
   /** Set by the `wake` signal: with `idlePollMs`, an idle poll loop polls at once. */
   wakeRequested = false;
 

@@ -162,7 +162,15 @@ function notWaiting(attempts: number): SendOutcome {
  */
 async function reconcile(rt: AgentRuntime, attemptAt: number): Promise<string | undefined> {
   const fence = rt.now() + rt.tuning.reconcileSettleMs;
-  await condition(() => rt.ledger.claimable(attemptAt) !== undefined || rt.cursor.lastPollStartedAt >= fence);
+  rt.reconciling++;
+  rt.endQuietPoll?.();
+  try {
+    await condition(
+      () => rt.ledger.claimable(attemptAt) !== undefined || rt.cursor.lastPollStartedAt >= fence,
+    );
+  } finally {
+    rt.reconciling--;
+  }
   const accepted = rt.ledger.claimable(attemptAt);
   if (accepted) rt.ledger.claim(accepted);
   return accepted;

@@ -9,6 +9,7 @@ export type Tuning = Required<AgentTuning>;
 export const DEFAULT_TUNING: Tuning = {
   pollTimeoutSeconds: 25,
   idlePollMs: 0,
+  quietPollMs: 300_000,
   // About one poll's share of the updates budget (60 s / 15): spent evenly under pressure.
   receiptSettleMs: 4000,
   pollReserve: 2,
