@@ -114,7 +114,44 @@ const EnvSchema = z.object({
   AMSFLOW_DEV_SERVER_PORT: z.coerce.number().int().min(0).max(65535).default(7233),
   AMSFLOW_DEV_SERVER_UI_PORT: z.coerce.number().int().min(0).max(65535).default(8233),
   AMSFLOW_SIMULATOR_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  /**
+   * The port of `/metrics`, `/healthz` and `/readyz` (worker/observability): a port, `0` for any
+   * free port, or `off` for no endpoint (and no Temporal runtime metrics).
+   */
+  AMSFLOW_METRICS_PORT: z
+    .union([z.literal('off'), z.coerce.number().int().min(0).max(65535)], {
+      errorMap: () => ({ message: 'must be a port (0 to 65535) or off' }),
+    })
+    .default(9464),
+  /** The interface the metrics endpoint listens on: loopback by default; `0.0.0.0` in a container. */
+  AMSFLOW_METRICS_HOST: nonEmpty.default('127.0.0.1'),
+  /** `pretty` (lines for a terminal, the default) or `json` (one JSON object per line). */
+  AMSFLOW_LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
+  /** The lowest level logged; default `info` with json lines, `warn` with pretty ones. */
+  AMSFLOW_LOG_LEVEL: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .transform((level) => (level === 'trace' ? 'debug' : level))
+    .pipe(z.enum(['debug', 'info', 'warn', 'error']))
+    .optional(),
+  /** `1`: log message bodies, at debug level only. Off by default. */
+  AMSFLOW_LOG_BODIES: z.enum(['0', '1', 'true', 'false']).default('0'),
 });
+
+/** Metrics, health and logs of a worker process (see worker/observability/README.md). */
+export interface ObservabilityConfig {
+  /** `AMSFLOW_METRICS_PORT`: a port, 0 for any free one, or `off`. */
+  metricsPort: number | 'off';
+  /** `AMSFLOW_METRICS_HOST`. */
+  metricsHost: string;
+  /** `AMSFLOW_LOG_FORMAT`. */
+  logFormat: 'json' | 'pretty';
+  /** `AMSFLOW_LOG_LEVEL`. */
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** `AMSFLOW_LOG_BODIES=1`: message bodies in debug lines. */
+  logBodies: boolean;
+}
 
 export interface WorkerConfig {
   /** Agents to serve; empty tokens mean "use the embedded simulator". */
@@ -143,6 +180,8 @@ export interface WorkerConfig {
   devServerPort: number;
   devServerUiPort: number;
   simulatorPort: number;
+  /** Metrics, health and logs. */
+  observability: ObservabilityConfig;
 }
 
 /** Every problem found in the environment, by variable name. */
@@ -243,6 +282,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
     devServerPort: e.AMSFLOW_DEV_SERVER_PORT,
     devServerUiPort: e.AMSFLOW_DEV_SERVER_UI_PORT,
     simulatorPort: e.AMSFLOW_SIMULATOR_PORT,
+    observability: {
+      metricsPort: e.AMSFLOW_METRICS_PORT,
+      metricsHost: e.AMSFLOW_METRICS_HOST,
+      logFormat: e.AMSFLOW_LOG_FORMAT ?? 'pretty',
+      logLevel: e.AMSFLOW_LOG_LEVEL ?? (e.AMSFLOW_LOG_FORMAT === 'json' ? 'info' : 'warn'),
+      logBodies: e.AMSFLOW_LOG_BODIES === '1' || e.AMSFLOW_LOG_BODIES === 'true',
+    },
   };
 }
 

@@ -5,45 +5,37 @@
  * and whether it resumed what the last run kept under the data dir (`.amsflow/`). Ctrl-C
  * (SIGINT) or SIGTERM stops it; the simulator's state is written a last time on the way out.
  */
-import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
 import { loadConfig } from './config';
+import { installRuntime, Observability } from './observability';
 import { botCommands, formatBanner, runAmsflow } from './run';
-
-const LEVELS: LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
-/** Expected on activity-only and workflow-only workers; not worth an operator's attention. */
-const EXPECTED = /^No (activities|workflows|Nexus services) registered/;
-
-function installLogger(): void {
-  const wanted = (process.env.AMSFLOW_LOG_LEVEL ?? 'WARN').toUpperCase() as LogLevel;
-  const level = LEVELS.includes(wanted) ? wanted : 'WARN';
-  const base = new DefaultLogger(level);
-  Runtime.install({
-    logger: new DefaultLogger(level, (entry) => {
-      if (!EXPECTED.test(entry.message)) base.log(entry.level, entry.message, entry.meta);
-    }),
-  });
-}
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  installLogger();
-  const running = await runAmsflow(config);
+  // Logger, metrics and health first: the Runtime before any connection, the endpoint at once.
+  const obs = new Observability(config.observability);
+  await installRuntime({ logger: obs.logger, metrics: config.observability.metricsPort !== 'off' });
+  const json = config.observability.logFormat === 'json';
+  const say = json ? (line: string) => obs.logger.info(line) : (line: string) => console.log(line);
+  await obs.start();
+  if (obs.url) say(`amsflow: metrics and health at ${obs.url} (/metrics, /healthz, /readyz)`);
+  const running = await runAmsflow(config, say, obs);
   // The Temporal runtime turns SIGINT/SIGTERM into a worker shutdown; `done` follows it.
   let stopping = false;
   const stop = () => {
     if (stopping) return;
     stopping = true;
     const chat = running.chatUrl ? ', then the chat is written to disk' : '';
-    console.log(`amsflow: stopping (long polls cancelled, in-flight sends finishing${chat})`);
+    say(`amsflow: stopping (long polls cancelled, in-flight sends finishing${chat})`);
     void running.shutdown();
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   // With a prebuilt bundle, the module at workflowsPath is not the bot that runs.
   const commands = config.workflowBundlePath ? [] : await botCommands(config.workflowsPath);
-  if (!stopping) console.log(formatBanner(running, commands));
+  if (!stopping) say(formatBanner(running, commands));
   await running.done;
-  console.log('amsflow: stopped');
+  await obs.close();
+  say('amsflow: stopped');
 }
 
 main().then(

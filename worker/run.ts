@@ -29,6 +29,7 @@ import { activityQueue, type Endpoint } from '../protocol/queues';
 import type { WorkerConfig } from './config';
 import { workflowBundlerOptions } from './bundling';
 import { claimablePort, PortInUseError, startDevServer, type RunningDevServer } from './dev-server';
+import { Observability } from './observability';
 
 export interface RunningAmsflow {
   temporalAddress: string;
@@ -36,6 +37,8 @@ export interface RunningAmsflow {
   /** The embedded simulator's web chat, when it runs. */
   chatUrl?: string;
   simulatorUrl?: string;
+  /** `/metrics`, `/healthz` and `/readyz` are served here (unless `AMSFLOW_METRICS_PORT=off`). */
+  metricsUrl?: string;
   taskQueue: string;
   /** The agents served, with the service each one talks to. */
   agents: { agentKey: string; baseUrl?: string }[];
@@ -169,12 +172,17 @@ export function queueCeiling(limits: Limits, budget: (keyof Limits)[], fleetAgen
 export async function runAmsflow(
   config: WorkerConfig,
   log: Log = (l) => console.log(l),
+  /** The process's observability (worker/main.ts makes it first); by default one of this run's own. */
+  observability?: Observability,
 ): Promise<RunningAmsflow> {
   const cleanups: (() => Promise<void>)[] = [];
   const cleanup = async () => {
     for (const step of cleanups.reverse()) await step().catch(() => undefined);
   };
+  const obs = observability ?? new Observability(config.observability);
   try {
+    if (!observability) cleanups.push(() => obs.close());
+    await obs.start();
     const usesDataDir = !config.temporalAddress || config.embeddedSimulator;
     if (usesDataDir) {
       const release = lockDataDir(config.dataDir);
@@ -243,6 +251,7 @@ export async function runAmsflow(
       log(`amsflow: embedded Temporal dev server at ${temporalAddress} (UI ${devServer.uiUrl})`);
     }
 
+    obs.secrets(agents.map((a) => a.token));
     const limits = resolveLimits(config.limits);
     const registry = new Map<string, MessagingClient>();
     for (const agent of agents) {
@@ -277,6 +286,7 @@ export async function runAmsflow(
     const workers: Worker[] = [
       await Worker.create({
         ...base,
+        ...obs.workerOptions(),
         taskQueue: config.taskQueue,
         // A worker killed with SIGKILL never says goodbye; its sticky queue is given up after this.
         stickyQueueScheduleToStartTimeout: '3s',
@@ -295,6 +305,7 @@ export async function runAmsflow(
       workers.push(
         await Worker.create({
           ...base,
+          ...obs.workerOptions(),
           taskQueue: activityQueue(config.taskQueue, queue.endpoint),
           // The activities are closures over the registry; none uses `this`.
           // eslint-disable-next-line @typescript-eslint/unbound-method
@@ -321,6 +332,7 @@ export async function runAmsflow(
       });
       log(`amsflow: agent "${agent.agentKey}" is running (workflow agent:${agent.agentKey})`);
     }
+    obs.running(workers, nativeConnection);
 
     const done = Promise.allSettled(running).then(async (results) => {
       await cleanup();
@@ -332,11 +344,13 @@ export async function runAmsflow(
       temporalUiUrl: devServer?.uiUrl,
       chatUrl: simulator?.chat,
       simulatorUrl: simulator?.url,
+      metricsUrl: obs.url,
       taskQueue: config.taskQueue,
       agents: agents.map((a) => ({ agentKey: a.agentKey, baseUrl: a.baseUrl })),
       resume,
       done,
       async shutdown() {
+        obs.stopping();
         for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
         await done;
       },

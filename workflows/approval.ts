@@ -11,6 +11,7 @@ import { approvalQuery } from '../protocol/messages';
 import type { ApprovalDecision, ApprovalDecisionKind, ApprovalInput, ApprovalView } from './approval-types';
 import { answerTime, decisionOf, APPROVAL_WORDS, formatInstant } from './approval-rules';
 import { textMessage } from './builders';
+import { countApproval } from './metrics';
 import { current } from './conversation-state';
 import { nameConversation, useAgent } from './handlers';
 import { nudgeTimes } from './prompt-rules';
@@ -93,11 +94,13 @@ export async function approvalWorkflow(input: ApprovalInput): Promise<ApprovalDe
     );
     if (got.kind === 'timeout') {
       decision = decide('expired', expiresAt);
+      countApproval(input.agentKey, decision.decision);
       await request(textMessage(`Expired without an answer: ${input.question}`, { replyTo: questionId }));
       return decision;
     }
     if (got.kind === 'cancel') {
       decision = decide('cancelled', Date.now(), 'operator');
+      countApproval(input.agentKey, decision.decision);
       return decision;
     }
     if (got.kind !== 'message' && got.kind !== 'reply' && got.kind !== 'reaction') continue;
@@ -107,6 +110,7 @@ export async function approvalWorkflow(input: ApprovalInput): Promise<ApprovalDe
       continue;
     }
     decision = decide(kind, answerTime(got.message, Date.now()) ?? Date.now(), got.message.from);
+    countApproval(input.agentKey, decision.decision);
     const confirmation = kind === 'approved' ? 'Approved' : 'Rejected';
     await request(textMessage(`${confirmation}: ${input.question}`, { replyTo: got.message }), {
       reconcileAmbiguous: true,

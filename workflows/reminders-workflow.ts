@@ -13,6 +13,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { useAgent } from './handlers';
+import { countReminderFired } from './metrics';
 import { sendText } from './sending';
 import { WEEKDAYS, formatLateness, isTimeZone, nextOccurrence, parseWallTime } from './reminder-time';
 import {
@@ -136,6 +137,7 @@ export async function remindersWorkflow(input: RemindersInput): Promise<void> {
     const late = now - dueAt;
     if (late > reminder.maxLatenessMs) {
       counts.skipped++;
+      countReminderFired(input.agentKey, 'skipped');
       log.info('reminders: skipped, later than maxLateness', { id: reminder.id, lateMs: late });
       return;
     }
@@ -143,8 +145,10 @@ export async function remindersWorkflow(input: RemindersInput): Promise<void> {
     try {
       await sendText(`⏰ ${reminder.text}${note}`, { reconcileAmbiguous: true });
       counts.delivered++;
+      countReminderFired(input.agentKey, 'delivered');
     } catch (err) {
       counts.failed++;
+      countReminderFired(input.agentKey, 'failed');
       log.warn('reminders: delivery failed', { id: reminder.id, error: String(err) });
     }
   }

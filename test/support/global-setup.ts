@@ -25,5 +25,7 @@ export default async function globalSetup(): Promise<void> {
     uiPort: false,
   });
   process.env.AMSFLOW_TEST_TEMPORAL_ADDRESS = server.address;
+  // Worker processes of the suites (several at once) take any free metrics port, not 9464.
+  process.env.AMSFLOW_METRICS_PORT ??= '0';
   globalThis.__amsflowDevServer = { server, dir };
 }

@@ -20,6 +20,7 @@ import type { PollOutput } from '../../activities/types';
 import { handlerWorkflowId } from '../../protocol/ids';
 import { inboundSignal, lateSignal, receiptSignal } from '../../protocol/messages';
 import { textMessage } from '../builders';
+import { countHandlerStart } from '../metrics';
 import { EXPIRED_QUESTION_TEXT } from '../text';
 import type { InboundMessage, RoutedMessage, Status } from '../types';
 import { failureInfo, requestVerdict } from './failure';
@@ -210,6 +211,7 @@ export async function route(rt: AgentRuntime, message: InboundMessage, seq: numb
       parentClosePolicy: ParentClosePolicy.ABANDON,
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
     });
+    countHandlerStart(rt.agentKey);
   } catch (err) {
     rt.order.release(seq);
     // Started before (a replayed page, a run before continue-as-new): already handled.

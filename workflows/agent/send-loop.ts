@@ -11,6 +11,7 @@ import type { Queued } from './outbox';
 import type { AgentRuntime } from './runtime';
 import { FRESH_RETRY_STATE, backoffMs, retryAfterRejection, retryAllowed } from './send-policy';
 import type { SignalTracker } from './signal-tracker';
+import { reportOutbox } from '../metrics';
 
 export async function runOutbox(
   rt: AgentRuntime,
@@ -28,9 +29,11 @@ export async function runOutbox(
     const req = rt.outbox.next(rt.order, rt.now(), rt.draining);
     if (!req) continue;
     rt.outbox.start(req);
+    reportOutbox(rt);
     const outcome = await sendOne(rt, req);
     rt.outbox.finish(req, outcome);
     settle(rt, signals, req, outcome);
+    reportOutbox(rt);
   }
 }
 

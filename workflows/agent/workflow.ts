@@ -28,6 +28,7 @@ import { notifyRequester, runOutbox } from './send-loop';
 import { invalidRequestOutcome, sendRequestProblem } from './send-request';
 import { SignalTracker } from './signal-tracker';
 import { runStatusLoop } from './status-loop';
+import { reportOutbox } from '../metrics';
 
 /** Patch ids: behaviour that differs from runs recorded before the rule changed. */
 const PATCH_IDLE_OUTBOX_SLEEPS = 'amsflow-idle-outbox-sleeps';
@@ -81,6 +82,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<void> {
 function registerHandlers(rt: AgentRuntime, signals: SignalTracker): void {
   const enqueue = (req: SendRequest, via: 'update' | 'signal') => {
     const taken = rt.outbox.enqueue(req, via, rt.inboundSeq);
+    reportOutbox(rt);
     // A handler's first request ends its hold on later handlers' first replies.
     if (taken !== 'duplicate' && req.handlerSeq !== undefined) rt.order.release(req.handlerSeq);
     if (typeof taken === 'object' && via === 'signal' && req.requester) {

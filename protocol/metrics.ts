@@ -1,0 +1,17 @@
+/**
+ * Names of the metrics amsflow's workflows emit (through `metricMeter` of `@temporalio/workflow`,
+ * that is the SDK's workflow metric sink), shared with the worker that turns them into
+ * `amsflow_*` Prometheus series. Labels: `agent` always, plus the one named here.
+ */
+export const WORKFLOW_METRICS = {
+  /** Gauge: send requests waiting in the outbox. */
+  outboxLength: 'amsflow_outbox_queue_length',
+  /** Gauge (0 to 1), label `endpoint`: share of the endpoint's window budget in use. */
+  windowUtilisation: 'amsflow_send_window_utilisation',
+  /** Counter: handler workflows started. */
+  handlerStarts: 'amsflow_handler_starts_total',
+  /** Counter, label `result` (delivered | failed | skipped): reminders that came due. */
+  remindersFired: 'amsflow_reminders_fired_total',
+  /** Counter, label `decision` (approved | rejected | expired | cancelled): approvals decided. */
+  approvals: 'amsflow_approvals_total',
+} as const;

@@ -1,0 +1,79 @@
+/**
+ * amsflow's own metrics, all named `amsflow_*`, on one registry per process. Activity-side ones
+ * are recorded by the activity interceptor (activity-metrics.ts), workflow-side ones arrive
+ * through the workflow metric sink (workflow-metrics-sink.ts). Labels are bounded: the agent
+ * key, the endpoint and small fixed sets of outcomes.
+ */
+import { Counter, Gauge, Histogram, MetricsRegistry } from './metrics-registry';
+
+/** Poll latency buckets, in seconds: long polls wait up to 25 s. */
+const POLL_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 20, 25, 30];
+/** Send latency buckets, in seconds. */
+const SEND_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** The metrics amsflow records, by role. */
+export class AmsflowMetrics {
+  readonly registry = new MetricsRegistry();
+  readonly sends: Counter = this.registry.counter(
+    'amsflow_sends_total',
+    'Send attempts by outcome: accepted, ambiguous, rejected_429, rejected_503, rejected_connect, rejected_aborted, invalid, unauthorized, unknown_agent.',
+  );
+  readonly ambiguousSends: Counter = this.registry.counter(
+    'amsflow_ambiguous_sends_total',
+    'Send attempts whose outcome is unknown (never re-sent unless the caller opted in), by reason.',
+  );
+  readonly sendDuration: Histogram = this.registry.histogram(
+    'amsflow_send_duration_seconds',
+    'Duration of one send attempt (HTTP request), any outcome.',
+    SEND_BUCKETS,
+  );
+  readonly rejections: Counter = this.registry.counter(
+    'amsflow_rejections_total',
+    'Requests the service refused for now (HTTP 429 or 503), by endpoint and status.',
+  );
+  readonly polls: Counter = this.registry.counter(
+    'amsflow_polls_total',
+    'Long polls by outcome: page, empty, replaced, cancelled, failed (rate() gives polls per second).',
+  );
+  readonly pollDuration: Histogram = this.registry.histogram(
+    'amsflow_poll_duration_seconds',
+    'Duration of one long poll (its wait included), completed polls only.',
+    POLL_BUCKETS,
+  );
+  readonly messagesReceived: Counter = this.registry.counter(
+    'amsflow_messages_received_total',
+    'Inbound messages in the pages polled (a page read again after a crash counts again).',
+  );
+  readonly receipts: Counter = this.registry.counter(
+    'amsflow_receipts_total',
+    'Delivery receipts (statuses) in the pages polled, by status.',
+  );
+  readonly statusRequests: Counter = this.registry.counter(
+    'amsflow_status_requests_total',
+    'Mark-read and typing requests by kind and outcome (ok, failed).',
+  );
+  readonly outboxLength: Gauge = this.registry.gauge(
+    'amsflow_outbox_queue_length',
+    'Send requests waiting in the agent outbox (the one in flight excluded), as last reported.',
+  );
+  readonly windowUtilisation: Gauge = this.registry.gauge(
+    'amsflow_send_window_utilisation',
+    "Share (0 to 1) of the endpoint's per-window budget in use, as last reported by the agent workflow.",
+  );
+  readonly handlerStarts: Counter = this.registry.counter(
+    'amsflow_handler_starts_total',
+    'Handler workflows started for inbound messages.',
+  );
+  readonly remindersFired: Counter = this.registry.counter(
+    'amsflow_reminders_fired_total',
+    'Reminders that came due, by result: delivered, failed, skipped (later than maxLateness).',
+  );
+  readonly approvals: Counter = this.registry.counter(
+    'amsflow_approvals_total',
+    'Approvals decided, by decision: approved, rejected, expired, cancelled.',
+  );
+  readonly workflowMetricsDropped: Counter = this.registry.counter(
+    'amsflow_workflow_metrics_dropped_total',
+    'Workflow metric updates with an unknown amsflow_ name or kind (a newer bundle than this worker).',
+  );
+}

@@ -1,0 +1,98 @@
+/**
+ * A worker process's observability, wired in a few lines from worker/run.ts and worker/main.ts:
+ * the logger, amsflow's metrics (activity interceptor and workflow metric sink), readiness, and
+ * the endpoint serving `/metrics`, `/healthz` and `/readyz`. See README.md beside this file.
+ */
+import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
+import type { ObservabilityConfig } from '../config';
+import { activityMetricsInterceptor } from './activity-metrics';
+import { AmsflowMetrics } from './amsflow-metrics';
+import { AmsflowLogger, type LineSink } from './logger';
+import { startMetricsServer, type MetricsServer } from './metrics-server';
+import { Readiness } from './readiness';
+import { registerSecret } from './redact';
+import { runtimeMetricsUrl } from './runtime';
+import { routeWorkflowMetrics } from './workflow-metrics-meter';
+
+export { AmsflowLogger } from './logger';
+export { installRuntime, runtimeMetricsUrl } from './runtime';
+export { registerSecret } from './redact';
+export { MetricsPortInUseError } from './metrics-server';
+
+/** The observability of one process. */
+export class Observability {
+  readonly metrics = new AmsflowMetrics();
+  readonly readiness = new Readiness();
+  readonly logger: AmsflowLogger;
+  private server?: MetricsServer;
+
+  constructor(
+    readonly config: ObservabilityConfig,
+    stream?: LineSink,
+  ) {
+    this.logger = new AmsflowLogger({
+      format: config.logFormat,
+      level: config.logLevel,
+      bodies: config.logBodies,
+      stream,
+    });
+  }
+
+  /** `http://host:port` of the endpoint, once started (undefined when off). */
+  get url(): string | undefined {
+    return this.server?.url;
+  }
+
+  /** Starts the endpoint (unless `AMSFLOW_METRICS_PORT=off`); `/readyz` says 503 until {@link running}. */
+  async start(): Promise<this> {
+    if (this.config.metricsPort === 'off' || this.server) return this;
+    this.server = await startMetricsServer({
+      port: this.config.metricsPort,
+      host: this.config.metricsHost,
+      registry: this.metrics.registry,
+      readiness: this.readiness,
+      runtimeMetricsUrl,
+    });
+    return this;
+  }
+
+  /** The agents' tokens: redacted from every log line of this process. */
+  secrets(tokens: (string | undefined)[]): void {
+    for (const token of tokens) registerSecret(token);
+  }
+
+  /**
+   * What every amsflow worker adds to its options: the activity interceptor. (Workflow-side
+   * metrics reach this registry through the Runtime's meter, routed here on the first call.)
+   */
+  workerOptions(): Pick<WorkerOptions, 'interceptors'> {
+    routeWorkflowMetrics(this.metrics);
+    return {
+      interceptors: {
+        activity: [
+          activityMetricsInterceptor({
+            metrics: this.metrics,
+            logger: this.logger,
+            logBodies: this.config.logBodies,
+          }),
+        ],
+      },
+    };
+  }
+
+  /** The workers run (see {@link Readiness.running}). */
+  running(workers: Worker[], connection: NativeConnection): void {
+    this.readiness.running(workers, connection);
+  }
+
+  /** Shutdown has begun: `/readyz` answers 503 from now on. */
+  stopping(): void {
+    this.readiness.stopping();
+  }
+
+  /** Closes the endpoint. */
+  async close(): Promise<void> {
+    await this.server?.close();
+    this.server = undefined;
+  }
+}

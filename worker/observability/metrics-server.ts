@@ -1,0 +1,99 @@
+/**
+ * The observability endpoint of a worker process: `/metrics` (amsflow's registry in the
+ * Prometheus text format, followed by the Temporal runtime's own metrics), `/healthz` (the
+ * process is alive) and `/readyz` (see readiness.ts), on one port.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { MetricsRegistry } from './metrics-registry';
+import { formatPrometheus, PROMETHEUS_CONTENT_TYPE } from './prometheus-format';
+import type { Readiness } from './readiness';
+
+/** The port is taken: names the variable that moves it. */
+export class MetricsPortInUseError extends Error {
+  readonly code = 'AMSFLOW_METRICS_PORT_IN_USE';
+  constructor(readonly port: number) {
+    super(
+      `The metrics port ${port} is already in use (another amsflow worker on this host?): set ` +
+        'AMSFLOW_METRICS_PORT to another port, 0 for any free port, or off.',
+    );
+    this.name = 'MetricsPortInUseError';
+  }
+}
+
+/** Options of {@link startMetricsServer}. */
+export interface MetricsServerOptions {
+  port: number;
+  host: string;
+  registry: MetricsRegistry;
+  readiness: Readiness;
+  /** The Temporal runtime's Prometheus endpoint, when it exports one (see runtime.ts). */
+  runtimeMetricsUrl?: () => string | undefined;
+}
+
+/** A listening endpoint. */
+export interface MetricsServer {
+  /** `http://<host>:<port>` (127.0.0.1 when bound to every interface). */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+const RUNTIME_FETCH_MS = 2_000;
+
+async function runtimeMetrics(url: string | undefined): Promise<string> {
+  if (!url) return '';
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(RUNTIME_FETCH_MS) });
+    if (!res.ok) return `# amsflow: the Temporal runtime's metrics answered ${res.status}\n`;
+    const text = await res.text();
+    return text.endsWith('\n') || text === '' ? text : `${text}\n`;
+  } catch (err) {
+    return `# amsflow: the Temporal runtime's metrics are unavailable (${(err as Error).message})\n`;
+  }
+}
+
+/** Starts the endpoint; throws {@link MetricsPortInUseError} when the port is taken. */
+export async function startMetricsServer(options: MetricsServerOptions): Promise<MetricsServer> {
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    const json = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+      res.end(`${JSON.stringify(body)}\n`);
+    };
+    if (req.method !== 'GET' && req.method !== 'HEAD') return json(405, { error: 'GET only' });
+    if (path === '/healthz') return json(200, { status: 'ok' });
+    if (path === '/readyz') {
+      void options.readiness.check().then(
+        (report) => json(report.ready ? 200 : 503, report),
+        (err: Error) => json(503, { ready: false, reason: err.message }),
+      );
+      return;
+    }
+    if (path === '/metrics') {
+      void runtimeMetrics(options.runtimeMetricsUrl?.()).then((runtime) => {
+        res.writeHead(200, { 'content-type': PROMETHEUS_CONTENT_TYPE, 'cache-control': 'no-store' });
+        res.end(formatPrometheus(options.registry.collect()) + runtime);
+      });
+      return;
+    }
+    json(404, { error: 'not found: try /metrics, /healthz or /readyz' });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(err.code === 'EADDRINUSE' ? new MetricsPortInUseError(options.port) : err),
+    );
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

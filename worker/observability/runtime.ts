@@ -1,0 +1,35 @@
+/**
+ * Installs the process's Temporal Runtime (once, before any connection): amsflow's logger as the
+ * runtime logger, the core's own logs forwarded to it, and the runtime's Prometheus exporter on
+ * a private loopback port that `/metrics` reads and serves after amsflow's own metrics.
+ */
+import type { Logger } from '@temporalio/common';
+import { Runtime } from '@temporalio/worker';
+import { freePort } from '../dev-server';
+
+let runtimeMetrics: string | undefined;
+
+/** The Temporal runtime's Prometheus endpoint in this process, when {@link installRuntime} set one up. */
+export function runtimeMetricsUrl(): string | undefined {
+  return runtimeMetrics;
+}
+
+/** Options of {@link installRuntime}. */
+export interface RuntimeInstallOptions {
+  logger: Logger;
+  /** Export the runtime's metrics (off with `AMSFLOW_METRICS_PORT=off`). */
+  metrics: boolean;
+}
+
+/** Installs the Runtime; throws if one is installed already (it must come first, and once). */
+export async function installRuntime(options: RuntimeInstallOptions): Promise<void> {
+  const port = options.metrics ? await freePort() : undefined;
+  Runtime.install({
+    logger: options.logger,
+    telemetryOptions: {
+      logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} },
+      ...(port === undefined ? {} : { metrics: { prometheus: { bindAddress: `127.0.0.1:${port}` } } }),
+    },
+  });
+  if (port !== undefined) runtimeMetrics = `http://127.0.0.1:${port}/metrics`;
+}
