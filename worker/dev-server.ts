@@ -28,6 +28,8 @@ export interface DevServerOptions {
   namespace?: string;
   /** Extra `--dynamic-config-value` entries, e.g. `{ 'limit.historyCount.suggestContinueAsNew': 500 }`. */
   dynamicConfig?: Record<string, string | number | boolean>;
+  /** SQLite pragmas (`--sqlite-pragma`), over {@link DEFAULT_SQLITE_PRAGMAS}. */
+  sqlitePragmas?: Record<string, string>;
   /** Give up waiting for the server after this long (default 60 s). */
   startTimeoutMs?: number;
   /** Where the server's own output goes (default: discarded). */
@@ -38,6 +40,19 @@ export interface DevServerOptions {
    */
   portWaitMs?: number;
 }
+
+/**
+ * The SQLite settings of the embedded server. The SQLite default (a rollback journal, every
+ * commit synced to disk) costs several fsyncs a transaction, and every workflow task is one: a
+ * write-ahead log with `synchronous=normal` keeps every commit through a crash of the server or
+ * the machine's processes (what the embedded server must survive: `npm start`'s Ctrl-C, kill -9)
+ * and may lose the last commits only on an operating-system crash or power loss. A production
+ * fleet runs a Temporal cluster on PostgreSQL (docs/OPERATIONS.md), not this.
+ */
+export const DEFAULT_SQLITE_PRAGMAS: Readonly<Record<string, string>> = {
+  journal_mode: 'wal',
+  synchronous: 'normal',
+};
 
 /** A dev server started by {@link startDevServer}. */
 export interface RunningDevServer {
@@ -240,6 +255,9 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   const dynamicConfig = { ...DEFAULT_DYNAMIC_CONFIG, ...options.dynamicConfig };
   for (const [key, value] of Object.entries(dynamicConfig)) {
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  }
+  for (const [key, value] of Object.entries({ ...DEFAULT_SQLITE_PRAGMAS, ...options.sqlitePragmas })) {
+    args.push('--sqlite-pragma', `${key}=${value}`);
   }
   const stdio = options.logFile ?? 'ignore';
   // The watchdog gets its own process group: a Ctrl-C in the terminal must not stop the server
