@@ -31,10 +31,6 @@ const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as
   scripts: Record<string, string>;
 };
 
-/** `amsflow/testing` ships only once its sources exist (they may be written after this test). */
-const hasTesting = existsSync(join(root, 'testing', 'index.ts'));
-const itWithTesting = hasTesting ? it : it.skip;
-
 /**
  * The environment for npm and node children: without the npm_* variables of an enclosing
  * `npm test` (its lifecycle, package fields and config), so they behave as run by hand.
@@ -70,11 +66,11 @@ function readmeBot(): string {
 /** An application's side: the other entry points' names and types. */
 const APP = `import { ensureAgent, runAmsflow, textMessage, type RunningAmsflow } from 'amsflow';
 import { DEFAULT_TUNING, type AgentTuning } from 'amsflow/internal';
-${hasTesting ? "import { createBotTestEnv } from 'amsflow/testing';\n" : ''}
+import { createBotTestEnv } from 'amsflow/testing';
 export const tuning: AgentTuning = DEFAULT_TUNING;
 export const message = textMessage('hello');
 export const queueOf = (running: RunningAmsflow): string => running.taskQueue;
-export const names = [ensureAgent, runAmsflow${hasTesting ? ', createBotTestEnv' : ''}];
+export const names = [ensureAgent, runAmsflow, createBotTestEnv];
 `;
 
 /**
@@ -208,12 +204,8 @@ describe('amsflow as an installed package', () => {
   });
 
   it('ships every file its exports map and bin name', () => {
-    const targets = Object.entries(manifest.exports).flatMap(([subpath, target]) =>
-      subpath === './testing' && !hasTesting
-        ? []
-        : typeof target === 'string'
-          ? [target]
-          : [target.types, target.default],
+    const targets = Object.values(manifest.exports).flatMap((target) =>
+      typeof target === 'string' ? [target] : [target.types, target.default],
     );
     targets.push(...Object.values(manifest.bin));
     expect(targets.map((t) => t.replace(/^\.\//, '')).filter((t) => !entries.includes(t))).toEqual([]);
@@ -270,17 +262,14 @@ describe('amsflow as an installed package', () => {
     });
   });
 
-  itWithTesting(
-    'resolves amsflow/testing to the build (with @temporalio/testing installed by the consumer)',
-    () => {
-      expect(probe(['amsflow/testing'])).toEqual({
-        'amsflow/testing': {
-          path: join(installed, 'dist', 'testing', 'index.js'),
-          exports: expect.arrayContaining(['createBotTestEnv']),
-        },
-      });
-    },
-  );
+  it('resolves amsflow/testing to the build (with @temporalio/testing installed by the consumer)', () => {
+    expect(probe(['amsflow/testing'])).toEqual({
+      'amsflow/testing': {
+        path: join(installed, 'dist', 'testing', 'index.js'),
+        exports: expect.arrayContaining(['createBotTestEnv']),
+      },
+    });
+  });
 
   it('installs the amsflow command, which runs', () => {
     const bin = join(consumer, 'node_modules', '.bin', 'amsflow');
