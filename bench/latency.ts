@@ -60,6 +60,8 @@ export async function waitUntil<T>(
 /** A Temporal dev server in a temp dir, with a client; `close()` stops both and removes the dir. */
 export interface BenchTemporal {
   address: string;
+  /** The dev server's process, for its CPU and memory. */
+  serverPid: number;
   client: Client;
   close(): Promise<void>;
 }
@@ -85,6 +87,7 @@ export async function startBenchTemporal(): Promise<BenchTemporal> {
     const started = server;
     return {
       address: server.address,
+      serverPid: server.pid,
       client: new Client({ connection }),
       async close() {
         await connection.close().catch(() => undefined);
@@ -115,6 +118,7 @@ export async function startAmsflowAgent(options: {
     TEMPORAL_ADDRESS: options.temporalAddress,
     AMSFLOW_TASK_QUEUE: `bench-${options.agentKey}`,
     AMSFLOW_AGENT: options.agentKey,
+    AMSFLOW_METRICS_PORT: '0',
     AMSFLOW_LIMITS: JSON.stringify(options.limits),
     ...(options.tuning ? { AMSFLOW_TUNING: JSON.stringify(options.tuning) } : {}),
     ...(options.workflows ? { AMSFLOW_WORKFLOWS: options.workflows } : {}),
@@ -185,6 +189,8 @@ export interface LatencyResult {
   ratio: { p50: number; p95: number; p99: number };
   status429: { amsflow: number; plain: number };
   breakdown?: Breakdown;
+  /** Each message's latency (ms), per side: the distributions the plots draw. */
+  samples: { amsflow: number[]; plain: number[] };
 }
 
 const RAISED = 1000;
@@ -270,8 +276,9 @@ export async function measureAddedLatency(
     const [a, p] = await Promise.all([replyAt(durable.id), replyAt(plainAgent.id)]);
     const lat = (agent: string, replies: Map<string, number>) =>
       written.filter((w) => w.agent === agent && replies.has(w.text)).map((w) => replies.get(w.text)! - w.at);
-    const amsflowP = percentiles(lat(durable.id, a.byText));
-    const plainP = percentiles(lat(plainAgent.id, p.byText));
+    const samples = { amsflow: lat(durable.id, a.byText), plain: lat(plainAgent.id, p.byText) };
+    const amsflowP = percentiles(samples.amsflow);
+    const plainP = percentiles(samples.plain);
     const round = (x: number) => +x.toFixed(1);
     const breakdown = await historyBreakdown(
       temporal.client,
@@ -298,6 +305,7 @@ export async function measureAddedLatency(
       },
       status429: { amsflow: a.status429, plain: p.status429 },
       breakdown,
+      samples,
     };
   } finally {
     await plain?.stop();

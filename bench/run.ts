@@ -9,15 +9,35 @@
  * `--quick`: fewer messages (finishes in under 3 minutes). Writes bench/results.json and prints
  * summary tables. Slow figures are reported, never a failure.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MessagingClient } from '../messaging/client';
 import { startSimulator } from '../simulator';
 import { SlidingWindow } from '../workflows/agent/sliding-window';
 import { measureAddedLatency, startBenchTemporal, type LatencyResult } from './latency';
-import { LIVE_CHAT_SCALE, measureLiveChat, type LiveChatResult } from './live-chat';
+import { measureFleet, type FleetResult } from './fleet';
+import { measureLiveChat, type LiveChatResult } from './live-chat';
+import { writePlots } from './plots';
+import { fleetPoint, printFleet, printLatency, printLiveChat, printRecovery, printSoak } from './print';
+import { writeReportFigures } from './report';
+import { measureSoak, type SoakResult } from './soak';
+import { measureRecovery, type RecoveryResult } from './recovery';
+import { measureSendBudget, printSendBudget, type SendBudgetResult } from './send-budget';
+import { prebuildReferenceBundle } from './worker-process';
 
 const quick = process.argv.includes('--quick');
+const startedAt = Date.now();
+
+/** The value after `name` on the command line (`--soak 10000`). */
+function option(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+/** One progress line, with the time since the start. */
+function progress(line: string): void {
+  console.log(`[bench ${((Date.now() - startedAt) / 1000).toFixed(0).padStart(4)} s] ${line}`);
+}
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -77,15 +97,61 @@ async function main(): Promise<void> {
 
     let latency: LatencyResult | { error: string };
     let liveChat: LiveChatResult | { error: string };
+    let sendBudget: SendBudgetResult | { error: string };
+    let fleet: FleetResult | { error: string };
+    let recovery: RecoveryResult | { error: string };
+    let liveChatFull: LiveChatResult | { error: string } | undefined;
+    let soak: SoakResult | { error: string } | undefined;
+    const failed = (err: Error) => ({ error: err.message });
     const temporal = await startBenchTemporal();
+    const bundle = await prebuildReferenceBundle();
     try {
+      progress('latency: amsflow and the plain loop');
       latency = await measureAddedLatency(temporal, { messages: quick ? 30 : 100, spacingMs: 2000 }).catch(
-        (err: Error) => ({ error: err.message }),
+        failed,
       );
-      liveChat = await measureLiveChat(temporal, { messages: quick ? 16 : 48 }).catch((err: Error) => ({
-        error: err.message,
-      }));
+      progress('live chat (scaled)');
+      liveChat = await measureLiveChat(temporal, { messages: quick ? 16 : 48 }).catch(failed);
+      progress('send budget: 40 sends at once, 12 per 6 s');
+      sendBudget = await measureSendBudget(temporal, { sends: 40, windowMs: 6000, limit: 12 }).catch(failed);
+      fleet = await measureFleet(temporal, {
+        agentCounts: quick ? [1, 10, 100] : [1, 10, 100, 1000],
+        idleMs: quick ? 15_000 : 30_000,
+        lowRate: { perSecond: 1, messages: quick ? 15 : 30 },
+        ladder: {
+          agents: 100,
+          rates: quick ? [2, 5, 10] : [2, 5, 10, 15, 20, 30],
+          secondsPerStep: quick ? 10 : 20,
+        },
+        workflowBundle: bundle.file,
+        progress,
+      }).catch(failed);
+      progress('recovery after SIGKILL');
+      recovery = await measureRecovery(temporal, { kills: quick ? 2 : 5, workflowBundle: bundle.file }).catch(
+        failed,
+      );
+      if (!quick) {
+        progress(
+          'live chat at full scale: the spec’s limits, the human every 5 s, 24 messages (about 5 minutes)',
+        );
+        liveChatFull = await measureLiveChat(temporal, {
+          messages: 24,
+          windowMs: 60_000,
+          cadenceMs: 5000,
+          scale: 'full scale: the spec’s limits, human every 5 s, two replies each',
+        }).catch(failed);
+      }
+      const soakMessages = Number(option('--soak') ?? (quick ? 0 : 2000));
+      if (soakMessages > 0) {
+        progress(`history soak: ${soakMessages} echoes to one agent`);
+        soak = await measureSoak(
+          temporal,
+          { messages: soakMessages, perSecond: 10, workflowBundle: bundle.file },
+          progress,
+        ).catch(failed);
+      }
     } finally {
+      bundle.close();
       await temporal.close();
     }
 
@@ -98,12 +164,30 @@ async function main(): Promise<void> {
       mode: quick ? 'quick' : 'full',
       latency,
       liveChat,
+      liveChatFull,
+      sendBudget,
+      fleet,
+      recovery,
+      soak,
       memoryMb: {
         rss: +(memory.rss / 2 ** 20).toFixed(1),
         heapUsed: +(memory.heapUsed / 2 ** 20).toFixed(1),
       },
     };
-    writeFileSync(join(__dirname, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+    const day = results.at.slice(0, 10);
+    mkdirSync(join(__dirname, 'results'), { recursive: true });
+    const resultsFile = join(__dirname, 'results', `${day}${quick ? '-quick' : ''}.json`);
+    writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
+    const plots = writePlots(
+      {
+        ...results,
+        liveChat: liveChatFull && !('error' in liveChatFull) ? liveChatFull : liveChat,
+        fleet: 'error' in fleet ? fleet : fleet.rows.map(fleetPoint),
+      },
+      join(__dirname, 'results', `${day}${quick ? '-quick' : ''}`),
+    );
+    const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
+    writeReportFigures(join(__dirname, 'REPORT.md'), results, plots, { command, resultsFile });
     console.table({
       'sendText (sequential)': send,
       'getUpdates page of 50': poll,
@@ -113,74 +197,16 @@ async function main(): Promise<void> {
     );
     printLatency(latency);
     printLiveChat(liveChat);
+    if (liveChatFull) printLiveChat(liveChatFull);
+    printSendBudget(sendBudget);
+    printFleet(fleet);
+    printRecovery(recovery);
+    if (soak) printSoak(soak);
+    console.log(`\nresults: ${resultsFile}; figures and plots: bench/REPORT.md`);
   } finally {
     await client.close().catch(() => undefined); // closed already after the client figures
     await sim.close();
   }
-}
-
-function printLatency(latency: LatencyResult | { error: string }): void {
-  if ('error' in latency) {
-    console.log(`added latency: not measured (${latency.error})`);
-    return;
-  }
-  console.log(
-    `\nhuman message → reply accepted, ${latency.messages} echoes each, one every ${latency.spacingMs} ms, ` +
-      'limits raised (ms):',
-  );
-  const row = (p: { p50Ms: number; p95Ms: number; p99Ms: number; n: number }) => ({
-    n: p.n,
-    p50: p.p50Ms,
-    p95: p.p95Ms,
-    p99: p.p99Ms,
-  });
-  console.table({
-    amsflow: row(latency.amsflow),
-    'plain loop': row(latency.plain),
-    'added (amsflow − plain)': { n: '', ...rename(latency.addedMs) },
-    'ratio (amsflow ÷ plain)': { n: '', ...rename(latency.ratio) },
-  });
-  console.log(`429s: amsflow ${latency.status429.amsflow}, plain ${latency.status429.plain}`);
-  if (latency.breakdown) {
-    console.log(
-      `amsflow breakdown from the agent workflow's history (${latency.breakdown.matched} messages, ms):`,
-    );
-    console.table(
-      Object.fromEntries(Object.entries(latency.breakdown.steps).map(([step, p]) => [step, row(p)])),
-    );
-    const { asked, firedAfter } = latency.breakdown.shortTimers;
-    console.log(
-      `short timers of the agent workflow (receipt settle; no poll open while one runs): ${asked.n}, ` +
-        `asked p50 ${asked.p50Ms} ms, fired after p50 ${firedAfter.p50Ms} ms, p95 ${firedAfter.p95Ms} ms`,
-    );
-  }
-}
-
-const rename = (r: { p50: number; p95: number; p99: number }) => ({ p50: r.p50, p95: r.p95, p99: r.p99 });
-
-function printLiveChat(live: LiveChatResult | { error: string }): void {
-  if ('error' in live) {
-    console.log(`live chat: not measured (${live.error})`);
-    return;
-  }
-  console.log(
-    `\nlive chat, amsflow (${LIVE_CHAT_SCALE}), ${live.messages} messages, ${live.repliesSent} replies (ms):`,
-  );
-  console.table({
-    'pick-up (wrote → handler started)': {
-      p50: live.pickup.p50Ms,
-      p95: live.pickup.p95Ms,
-      max: live.pickup.maxMs,
-    },
-    'wrote → second reply accepted': {
-      p50: live.bothReplies.p50Ms,
-      p95: live.bothReplies.p95Ms,
-      max: live.bothReplies.maxMs,
-    },
-  });
-  console.log(
-    `429s: updates ${live.status429.updates}, messages ${live.status429.messages}, all ${live.status429.total}`,
-  );
 }
 
 main().catch((err: unknown) => {

@@ -1,0 +1,81 @@
+/**
+ * Recovery: a worker process serving one agent is killed with SIGKILL while the human writes; a
+ * new worker process starts at once. Measured: kill → the reply to a message written just after
+ * the kill is accepted by the service, and how much of that the new process's start took.
+ */
+import { randomUUID } from 'node:crypto';
+import { startSimulator } from '../simulator';
+import { collectEchoes, writeEchoes } from './chat-traffic';
+import type { BenchTemporal } from './latency';
+import { startBenchWorker } from './worker-process';
+
+const RAISED = 1000;
+const LIMITS = { messages: RAISED, statuses: RAISED, typing: RAISED, updates: RAISED };
+
+export interface RecoveryRun {
+  /** SIGKILL → the echo written right after it was accepted. */
+  killToReplyMs: number;
+  /** Spawn → `amsflow: running` of the new worker process. */
+  workerStartMs: number;
+  /** The new worker running → that echo accepted. */
+  runningToReplyMs: number;
+}
+
+export interface RecoveryResult {
+  runs: RecoveryRun[];
+  workflowBundle: boolean;
+}
+
+export async function measureRecovery(
+  temporal: BenchTemporal,
+  { kills, workflowBundle }: { kills: number; workflowBundle?: string },
+): Promise<RecoveryResult> {
+  const agent = {
+    id: `rec-${randomUUID().slice(0, 6)}`,
+    token: `token-${randomUUID()}`,
+    creator: 'user:4242',
+  };
+  const sim = await startSimulator({ port: 0, limits: LIMITS, agents: [agent] });
+  const options = {
+    temporalAddress: temporal.address,
+    simulatorUrl: sim.url,
+    agents: [{ agentKey: agent.id, token: agent.token }],
+    taskQueue: `recovery-${agent.id}`,
+    limits: LIMITS,
+    workflowBundle,
+  };
+  let worker = await startBenchWorker(options);
+  const runs: RecoveryRun[] = [];
+  try {
+    const warm = await collectEchoes(
+      sim,
+      await writeEchoes(sim, [agent.id], { rate: 1, count: 1, tag: 'w' }),
+      60_000,
+    );
+    if (warm.answered !== 1) throw new Error('recovery: the warm-up echo was not answered');
+    for (let k = 0; k < kills; k++) {
+      const killedAt = Date.now();
+      await worker.kill();
+      const [written] = await writeEchoes(sim, [agent.id], { rate: 1, count: 1, tag: `k${k}-` });
+      const spawned = Date.now();
+      worker = await startBenchWorker(options);
+      const running = spawned + worker.startupMs;
+      const echo = await collectEchoes(sim, [written], 120_000);
+      if (echo.answered !== 1) throw new Error(`recovery: the echo after kill ${k + 1} was not answered`);
+      const acceptedAt = written.at + echo.samples[0];
+      runs.push({
+        killToReplyMs: acceptedAt - killedAt,
+        workerStartMs: worker.startupMs,
+        runningToReplyMs: acceptedAt - running,
+      });
+    }
+  } finally {
+    await worker.stop().catch(() => undefined);
+    await temporal.client.workflow
+      .getHandle(`agent:${agent.id}`)
+      .terminate('bench over')
+      .catch(() => undefined);
+    await sim.close();
+  }
+  return { runs, workflowBundle: workflowBundle !== undefined };
+}

@@ -1,0 +1,94 @@
+/**
+ * History soak: one agent handles many echoes (limits raised) and the agent workflow's history
+ * is watched: the longest history of any run (continue-as-new keeps it bounded), how many runs
+ * it took, and the size of the state carried from run to run.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import { startSimulator } from '../simulator';
+import { collectEchoes, writeEchoes } from './chat-traffic';
+import type { BenchTemporal } from './latency';
+import { startBenchWorker } from './worker-process';
+
+const RAISED = 100_000;
+const LIMITS = { messages: RAISED, statuses: RAISED, typing: RAISED, updates: RAISED };
+
+export interface SoakResult {
+  messages: number;
+  answered: number;
+  perSecond: number;
+  /** The longest history of any run of the agent workflow. */
+  longestHistory: number;
+  runs: number;
+  /** Bytes of the input (carried state) the last run started with. */
+  carriedBytes: number;
+  p99Ms: number;
+}
+
+/** The runs of `workflowId`, newest first, with their history lengths and start-input sizes. */
+async function runsOf(client: Client, workflowId: string): Promise<{ length: number; inputBytes: number }[]> {
+  const runs: { length: number; inputBytes: number }[] = [];
+  let runId: string | undefined;
+  for (let i = 0; i < 10_000; i++) {
+    const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    const events = history.events ?? [];
+    const started = events[0]?.workflowExecutionStartedEventAttributes;
+    const input = started?.input?.payloads ?? [];
+    runs.push({ length: events.length, inputBytes: input.reduce((n, p) => n + (p.data?.length ?? 0), 0) });
+    runId = started?.continuedExecutionRunId ?? undefined;
+    if (!runId) break;
+  }
+  return runs;
+}
+
+export async function measureSoak(
+  temporal: BenchTemporal,
+  { messages, perSecond, workflowBundle }: { messages: number; perSecond: number; workflowBundle?: string },
+  progress: (line: string) => void,
+): Promise<SoakResult> {
+  const agent = {
+    id: `soak-${randomUUID().slice(0, 6)}`,
+    token: `token-${randomUUID()}`,
+    creator: 'user:4242',
+  };
+  const sim = await startSimulator({ port: 0, limits: LIMITS, agents: [agent] });
+  const worker = await startBenchWorker({
+    temporalAddress: temporal.address,
+    simulatorUrl: sim.url,
+    agents: [{ agentKey: agent.id, token: agent.token }],
+    taskQueue: `soak-${agent.id}`,
+    limits: LIMITS,
+    workflowBundle,
+  });
+  try {
+    const chunk = Math.max(1, perSecond * 60);
+    let answered = 0;
+    const latencies: number[] = [];
+    for (let done = 0; done < messages; done += chunk) {
+      const count = Math.min(chunk, messages - done);
+      const written = await writeEchoes(sim, [agent.id], { rate: perSecond, count, tag: `s${done}-` });
+      const result = await collectEchoes(sim, written, 60_000);
+      answered += result.answered;
+      latencies.push(...result.samples);
+      progress(`soak: ${done + count}/${messages} written, ${answered} answered`);
+    }
+    const runs = await runsOf(temporal.client, `agent:${agent.id}`);
+    latencies.sort((a, b) => a - b);
+    return {
+      messages,
+      answered,
+      perSecond,
+      longestHistory: Math.max(...runs.map((r) => r.length)),
+      runs: runs.length,
+      carriedBytes: runs[0].inputBytes,
+      p99Ms: latencies[Math.min(latencies.length - 1, Math.floor(0.99 * latencies.length))] ?? NaN,
+    };
+  } finally {
+    await worker.stop();
+    await temporal.client.workflow
+      .getHandle(`agent:${agent.id}`)
+      .terminate('bench over')
+      .catch(() => undefined);
+    await sim.close();
+  }
+}

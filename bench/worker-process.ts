@@ -1,0 +1,112 @@
+/**
+ * A real amsflow worker process for the bench (`worker/main.ts`, as `npm start` runs it), so
+ * that its memory and CPU are its own: serving a list of agents of one simulator, on a Temporal
+ * server the bench started.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { waitUntil } from './latency';
+
+const projectRoot = resolve(__dirname, '..');
+
+export interface BenchWorker {
+  pid: number;
+  /** When the process printed `amsflow: running`, from its spawn (ms). */
+  startupMs: number;
+  output: string[];
+  /** SIGKILL; resolves once it is gone. */
+  kill(): Promise<void>;
+  /** SIGINT (graceful); resolves once it is gone. */
+  stop(): Promise<void>;
+}
+
+export interface BenchWorkerOptions {
+  temporalAddress: string;
+  simulatorUrl: string;
+  agents: { agentKey: string; token: string }[];
+  taskQueue: string;
+  limits: Record<string, number>;
+  tuning?: Record<string, number>;
+  /** A prebuilt workflow bundle (saves the bundling at every start). */
+  workflowBundle?: string;
+  env?: Record<string, string>;
+}
+
+export async function startBenchWorker(options: BenchWorkerOptions): Promise<BenchWorker> {
+  const dir = mkdtempSync(join(tmpdir(), 'amsflow-bench-worker-'));
+  const agentsFile = join(dir, 'agents.json');
+  writeFileSync(agentsFile, JSON.stringify(options.agents));
+  const spawnedAt = Date.now();
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['-r', 'ts-node/register/transpile-only', 'worker/main.ts'],
+    {
+      cwd: projectRoot,
+      env: {
+        ...process.env,
+        TEMPORAL_ADDRESS: options.temporalAddress,
+        AMS_BASE_URL: options.simulatorUrl,
+        AMSFLOW_AGENTS_FILE: agentsFile,
+        AMSFLOW_TASK_QUEUE: options.taskQueue,
+        AMSFLOW_LIMITS: JSON.stringify(options.limits),
+        AMSFLOW_FLEET_AGENTS: String(options.agents.length),
+        AMSFLOW_METRICS_PORT: '0',
+        ...(options.tuning ? { AMSFLOW_TUNING: JSON.stringify(options.tuning) } : {}),
+        ...(options.workflowBundle ? { AMSFLOW_WORKFLOW_BUNDLE: options.workflowBundle } : {}),
+        ...options.env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const output: string[] = [];
+  const collect = (chunk: Buffer) => {
+    output.push(...chunk.toString().split('\n').filter(Boolean));
+    if (output.length > 2000) output.splice(0, output.length - 2000);
+  };
+  child.stdout!.on('data', collect);
+  child.stderr!.on('data', collect);
+  const exited = new Promise<void>((done) =>
+    child.once('exit', () => {
+      rmSync(dir, { recursive: true, force: true });
+      done();
+    }),
+  );
+  await waitUntil(
+    'the bench worker to report running',
+    async () => {
+      if (child.exitCode !== null) throw new Error(`bench worker exited:\n${output.slice(-30).join('\n')}`);
+      return output.some((line) => line.includes('amsflow: running'));
+    },
+    300_000,
+  );
+  return {
+    pid: child.pid!,
+    startupMs: Date.now() - spawnedAt,
+    output,
+    async kill() {
+      child.kill('SIGKILL');
+      await exited;
+    },
+    async stop() {
+      child.kill('SIGINT');
+      await exited;
+    },
+  };
+}
+
+/** Bundles the reference bot once (as the worker would), so that every bench worker starts from the file. */
+export async function prebuildReferenceBundle(): Promise<{ file: string; close(): void }> {
+  const { bundleWorkflowCode } = await import('@temporalio/worker');
+  const { workflowBundlerOptions } = await import('../worker/bundling');
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: require.resolve('../workflows/reference-bot'),
+    ...workflowBundlerOptions(),
+    logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'amsflow-bench-bundle-'));
+  const file = join(dir, 'workflows.js');
+  writeFileSync(file, code);
+  return { file, close: () => rmSync(dir, { recursive: true, force: true }) };
+}
