@@ -18,19 +18,28 @@ export interface AgentActivities {
   status: Pick<Activities, 'markRead' | 'sendTyping'>;
 }
 
+/**
+ * A poll whose worker died is noticed when its heartbeat times out, and only then does the agent
+ * poll again: at most 5 s for polls (a poll timed out is harmless: it is made again), while a
+ * send keeps the full `activityHeartbeatTimeoutMs` (a send timed out is an ambiguous send).
+ */
+function pollHeartbeatTimeoutMs(tuning: Tuning): number {
+  return Math.min(tuning.activityHeartbeatTimeoutMs, 5000);
+}
+
 export function agentActivities(queuePrefix: string, tuning: Tuning): AgentActivities {
   return {
     poll: proxyActivities<Activities>({
       taskQueue: activityQueue(queuePrefix, 'updates'),
       startToCloseTimeout: `${tuning.pollTimeoutSeconds + 40}s`,
-      heartbeatTimeout: tuning.activityHeartbeatTimeoutMs,
+      heartbeatTimeout: pollHeartbeatTimeoutMs(tuning),
       retry: { maximumAttempts: 1 },
     }),
     quietPoll: proxyActivities<Activities>({
       taskQueue: activityQueue(queuePrefix, 'updates'),
       // It returns before `quietPollMs` is over (see activities/quiet-polling.ts).
       startToCloseTimeout: `${Math.ceil(tuning.quietPollMs / 1000) + tuning.pollTimeoutSeconds + 40}s`,
-      heartbeatTimeout: tuning.activityHeartbeatTimeoutMs,
+      heartbeatTimeout: pollHeartbeatTimeoutMs(tuning),
       retry: { maximumAttempts: 1 },
       cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     }),
