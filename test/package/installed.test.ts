@@ -4,12 +4,16 @@
  * outside this repository installs that tarball with npm and then, without this repository's
  * tsconfig paths or bundler alias, resolves `amsflow`, `amsflow/workflows`, `amsflow/internal`,
  * `amsflow/testing` and the `amsflow` command, type-checks against the shipped declarations and
- * bundles a workflow module that imports `amsflow/workflows`.
+ * bundles a workflow module that imports `amsflow/workflows`. Finally the consumer runs the README's
+ * bot with amsflow's public API (`runAmsflow(loadConfig())` from `amsflow`, in a process of its
+ * own, configured by the documented variables) against the suite's Temporal dev server and a
+ * simulator, and the signup conversation is held to its end.
  *
  * The consumer's dependencies are `file:` links to this project's node_modules, so the install
  * needs neither the registry nor the npm cache (`--offline`), and takes about a second.
  */
-import { execFileSync, type ExecFileSyncOptions } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess, type ExecFileSyncOptions } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import {
   existsSync,
   mkdirSync,
@@ -21,6 +25,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
+import { startSimulator, type RunningSimulator } from '../../simulator';
+import { connectDevServer, devServerAddress, uniqueTaskQueue, waitFor } from '../support/temporal';
 
 const root = resolve(__dirname, '..', '..');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
@@ -97,6 +103,57 @@ bundleWorkflowCode({ ...bundlerOptions, workflowsPath: require.resolve('./bot.ts
   },
 );
 `;
+
+/**
+ * The consumer's own start script: amsflow from the installed package, through its public API,
+ * configured by the environment (TEMPORAL_ADDRESS, AMS_*, AMSFLOW_*), stopped by SIGINT.
+ */
+const RUN_BOT = `const { loadConfig, runAmsflow } = require('amsflow');
+runAmsflow(loadConfig(), (line) => console.log(line))
+  .then((running) => {
+    const stop = () => void running.shutdown();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    console.log('consumer: running on ' + running.taskQueue);
+    return running.done;
+  })
+  .then(
+    () => {
+      console.log('consumer: stopped');
+      process.exit(0);
+    },
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+`;
+
+/** A process started in the consumer, its output and its exit. */
+interface ConsumerProcess {
+  child: ChildProcess;
+  output: string[];
+  exited: Promise<number | null>;
+}
+
+function startInConsumer(cwd: string, script: string, env: NodeJS.ProcessEnv): ConsumerProcess {
+  const child = spawn(process.execPath, [script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output: string[] = [];
+  const collect = (chunk: Buffer) => output.push(...chunk.toString().split('\n').filter(Boolean));
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  return { child, output, exited };
+}
+
+/** Resolves with the exit code, or undefined if the process has not exited within `ms`. */
+function exitWithin(proc: ConsumerProcess, ms: number): Promise<number | null | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    proc.exited,
+    new Promise<undefined>((done) => (timer = setTimeout(() => done(undefined), ms))),
+  ]).finally(() => clearTimeout(timer));
+}
 
 /**
  * Type-checks the consumer's files with this project's TypeScript, in a child process (several
@@ -176,11 +233,31 @@ describe('amsflow as an installed package', () => {
     writeFileSync(join(consumer, 'app.ts'), APP);
     writeFileSync(join(consumer, 'bundle.js'), BUNDLE);
     writeFileSync(join(consumer, 'typecheck.js'), TYPECHECK);
+    writeFileSync(join(consumer, 'run-bot.js'), RUN_BOT);
   }, 120_000);
 
-  afterAll(() => {
+  // What the running test leaves behind when it fails half-way: its process, agent workflow and
+  // simulator. Stopped here before the folder goes.
+  let bot: ConsumerProcess | undefined;
+  let sim: RunningSimulator | undefined;
+  let temporal: Awaited<ReturnType<typeof connectDevServer>> | undefined;
+  let agentKey: string | undefined;
+
+  afterAll(async () => {
+    if (bot && bot.child.exitCode === null && bot.child.signalCode === null) {
+      bot.child.kill('SIGKILL');
+      await bot.exited;
+    }
+    if (temporal && agentKey) {
+      await temporal.client.workflow
+        .getHandle(`agent:${agentKey}`)
+        .terminate('test over')
+        .catch(() => undefined);
+    }
+    await temporal?.close();
+    await sim?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  }, 30_000);
 
   it('packs the build, the README and package.json, and no sources, tests or local state', () => {
     expect(entries).toEqual(
@@ -297,4 +374,72 @@ describe('amsflow as an installed package', () => {
       expect(code).not.toContain(join(root, 'workflows') + sep);
     },
   );
+
+  it('runs the README bot with runAmsflow from the installed package: the signup conversation completes', async () => {
+    agentKey = `pkg-${randomUUID().slice(0, 8)}`;
+    const token = `token-${randomUUID()}`;
+    sim = await startSimulator({ port: 0, agents: [{ id: agentKey, token, creator: 'user:4242' }] });
+    temporal = await connectDevServer();
+    // Only the variables of this run: none of the suite's AMS_*, AMSFLOW_* or TEMPORAL_*.
+    const inherited = Object.entries(cleanEnv()).filter(([key]) => !/^(AMS|AMSFLOW|TEMPORAL)_/.test(key));
+    bot = startInConsumer(consumer, 'run-bot.js', {
+      ...Object.fromEntries(inherited),
+      TEMPORAL_ADDRESS: devServerAddress(),
+      AMS_BASE_URL: sim.url,
+      AMS_TOKEN: token,
+      AMSFLOW_AGENT: agentKey,
+      AMSFLOW_TASK_QUEUE: uniqueTaskQueue('package'),
+      AMSFLOW_WORKFLOWS: './bot.ts',
+      AMSFLOW_METRICS_PORT: '0',
+    });
+    const proc = bot;
+    const log = () => proc.output.join('\n');
+    await waitFor(
+      'the consumer to report running',
+      () => {
+        if (proc.child.exitCode !== null) throw new Error(`run-bot.js exited early:\n${log()}`);
+        return proc.output.some((line) => line.startsWith('consumer: running on package-'));
+      },
+      { timeoutMs: 45_000, intervalMs: 100 },
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}\n${log()}`);
+    });
+    // The installed runAmsflow bundled the bot, started its workers and the agent's workflow.
+    expect(log()).toContain(`amsflow: agent "${agentKey}" is running (workflow agent:${agentKey})`);
+
+    const human = async (text: string) => (await sim!.control.humanText(text, { agent: agentKey })).id;
+    const text = (sent: { body: unknown } | undefined) =>
+      (sent?.body as { text?: { body?: string } } | undefined)?.text?.body;
+    const quoted = (sent: { body: unknown }) =>
+      (sent.body as { context?: { message_id?: string } }).context?.message_id;
+    const botSaid = (what: string, check: (sent: { body: unknown }) => boolean) =>
+      waitFor(what, async () => (await sim!.control.transcript({ agent: agentKey })).sent.find(check), {
+        timeoutMs: 20_000,
+        intervalMs: 100,
+      }).catch((err: Error) => {
+        throw new Error(`${err.message}\n${log()}`);
+      });
+
+    const signup = await human('signup');
+    const q1 = await botSaid('the name question', (s) => text(s) === 'What is your name?');
+    expect(quoted(q1)).toBe(signup);
+    await human('Ada');
+    await botSaid('the email question', (s) => text(s) === 'What is your email?');
+    const email = await human('ada@example.com');
+    const done = await botSaid('the confirmation', (s) => text(s)?.startsWith('Thanks') ?? false);
+    expect(text(done)).toBe('Thanks Ada, registered ada@example.com');
+    expect(quoted(done)).toBe(email);
+    const { sent } = await sim.control.transcript({ agent: agentKey });
+    expect(sent.map(text)).toEqual([
+      'What is your name?',
+      'What is your email?',
+      'Thanks Ada, registered ada@example.com',
+    ]);
+    expect(sent.every((s) => s.to === 'user:4242')).toBe(true);
+
+    // Ctrl-C stops it cleanly.
+    proc.child.kill('SIGINT');
+    expect(await exitWithin(proc, 30_000)).toBe(0);
+    expect(proc.output.at(-1)).toBe('consumer: stopped');
+  }, 90_000);
 });
