@@ -1,0 +1,168 @@
+/**
+ * The Temporal server built from its Go module, run as one process with every service, from the
+ * repository's config template (deploy/temporal/config.yaml.tmpl, the file docker-compose.yml
+ * mounts) with its variables pointing at a throwaway PostgreSQL. Stops and starts again on the
+ * same data.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { promisify } from 'node:util';
+import { CLUSTER_VERSIONS, SERVER_CONFIG_TEMPLATE } from '../../scripts/cluster-tools';
+import { waitFor } from '../support/temporal';
+
+const run = promisify(execFile);
+
+/** The server's ports; the membership ports are below 32768 (a smallint column in PostgreSQL). */
+export interface ServerPorts {
+  frontend: number;
+  frontendHttp: number;
+  frontendMembership: number;
+  history: number;
+  historyMembership: number;
+  matching: number;
+  matchingMembership: number;
+  worker: number;
+  workerMembership: number;
+}
+
+const PORT_NAMES: (keyof ServerPorts)[] = [
+  'frontend',
+  'frontendHttp',
+  'frontendMembership',
+  'history',
+  'historyMembership',
+  'matching',
+  'matchingMembership',
+  'worker',
+  'workerMembership',
+];
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const probe = createServer();
+    probe.unref();
+    probe.once('error', () => done(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => done(true)));
+  });
+}
+
+/**
+ * `count` distinct ports that were free a moment ago, from 20000 up to the membership limit (the
+ * kernel's ephemeral range starts at 32768, so these are never handed out to outgoing sockets).
+ */
+export async function lowFreePorts(count: number): Promise<number[]> {
+  const low = 20_000;
+  const span = CLUSTER_VERSIONS.membershipPortLimit - low;
+  const ports = new Set<number>();
+  for (let tries = 0; ports.size < count; tries++) {
+    if (tries > 2000) throw new Error(`no ${count} free ports between ${low} and ${low + span}`);
+    const port = low + Math.floor(Math.random() * span);
+    if (!ports.has(port) && (await canListen(port))) ports.add(port);
+  }
+  return [...ports];
+}
+
+/** Assigns free low ports to every server port. */
+export async function serverPorts(): Promise<ServerPorts> {
+  const ports = await lowFreePorts(PORT_NAMES.length);
+  return Object.fromEntries(PORT_NAMES.map((name, i) => [name, ports[i]])) as unknown as ServerPorts;
+}
+
+/** The config template's variables (the temporalio/server image's names). */
+export function serverEnv(options: {
+  ports: ServerPorts;
+  postgres: { host: string; port: number; user: string };
+}): Record<string, string> {
+  const { ports, postgres } = options;
+  return {
+    DB: CLUSTER_VERSIONS.persistencePlugin,
+    POSTGRES_SEEDS: postgres.host,
+    DB_PORT: String(postgres.port),
+    POSTGRES_USER: postgres.user,
+    POSTGRES_PWD: '',
+    BIND_ON_IP: '127.0.0.1',
+    TEMPORAL_BROADCAST_ADDRESS: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    FRONTEND_GRPC_PORT: String(ports.frontend),
+    FRONTEND_HTTP_PORT: String(ports.frontendHttp),
+    FRONTEND_MEMBERSHIP_PORT: String(ports.frontendMembership),
+    HISTORY_GRPC_PORT: String(ports.history),
+    HISTORY_MEMBERSHIP_PORT: String(ports.historyMembership),
+    MATCHING_GRPC_PORT: String(ports.matching),
+    MATCHING_MEMBERSHIP_PORT: String(ports.matchingMembership),
+    WORKER_GRPC_PORT: String(ports.worker),
+    WORKER_MEMBERSHIP_PORT: String(ports.workerMembership),
+  };
+}
+
+/** One Temporal server process that can be stopped and started again with the same settings. */
+export class TemporalServer {
+  /** The server's output (its log), last lines kept. */
+  readonly output: string[] = [];
+  private child?: ChildProcess;
+  private exited?: Promise<void>;
+
+  constructor(
+    private readonly options: {
+      serverBin: string;
+      cliPath: string;
+      env: Record<string, string>;
+      cwd: string;
+    },
+  ) {}
+
+  get address(): string {
+    return `127.0.0.1:${this.options.env.FRONTEND_GRPC_PORT}`;
+  }
+
+  /** Starts the server and resolves once its frontend reports SERVING (`operator cluster health`). */
+  async start(): Promise<void> {
+    if (this.child) throw new Error('the Temporal server is already running');
+    const child = spawn(
+      this.options.serverBin,
+      ['--config-file', SERVER_CONFIG_TEMPLATE, '--allow-no-auth', 'start'],
+      {
+        cwd: this.options.cwd,
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, ...this.options.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    this.child = child;
+    const collect = (chunk: Buffer) => {
+      this.output.push(...chunk.toString().split('\n').filter(Boolean));
+      this.output.splice(0, Math.max(0, this.output.length - 300));
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    this.exited = new Promise((done) =>
+      child.once('exit', () => {
+        if (this.child === child) this.child = undefined;
+        done();
+      }),
+    );
+    await waitFor(
+      `the Temporal server at ${this.address} to report healthy`,
+      async () => {
+        if (this.child !== child) {
+          throw new Error(`the server exited:\n${this.output.slice(-30).join('\n')}`);
+        }
+        await run(this.options.cliPath, ['operator', 'cluster', 'health', '--address', this.address]);
+        return true;
+      },
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
+  }
+
+  /**
+   * SIGTERM (graceful shutdown), SIGKILL after `graceMs` (0: SIGKILL at once, a crash); resolves
+   * once the process is gone.
+   */
+  async stop(graceMs = 20_000): Promise<void> {
+    const child = this.child;
+    if (!child) return;
+    child.kill(graceMs > 0 ? 'SIGTERM' : 'SIGKILL');
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    await this.exited;
+    clearTimeout(timer);
+  }
+}
