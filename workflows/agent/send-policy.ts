@@ -91,7 +91,9 @@ export function retryAfterRejection(
     return { waitMs: Math.max(1, rejection.retryAfterMs), state: counted };
   if (rejection.status === 429) {
     return {
-      waitMs: tuning.rateLimitBackoffMs * 2 ** state.rateLimitedWithoutHint,
+      // 5, 10, 20 s (the spec's ladder), and never longer than backoff_max after that (polls
+      // go on being retried; a send has stopped after three retries).
+      waitMs: Math.min(tuning.rateLimitBackoffMs * 2 ** state.rateLimitedWithoutHint, tuning.backoffMaxMs),
       state: { ...counted, rateLimitedWithoutHint: state.rateLimitedWithoutHint + 1 },
     };
   }

@@ -43,15 +43,15 @@ describe('send policy: after a rejection', () => {
     expect(next.state).toEqual({ ...FRESH_RETRY_STATE, rejections: 1 });
   });
 
-  it('runs 5, 10, 20 s after 429s without Retry-After', () => {
+  it('runs 5, 10, 20 s after 429s without Retry-After, then backoff_max (a poll goes on retrying)', () => {
     let state = FRESH_RETRY_STATE;
     const waits: number[] = [];
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 6; i++) {
       const next = retryAfterRejection(state, { status: 429 }, tuning, () => 0.5);
       waits.push(next.waitMs);
       state = next.state;
     }
-    expect(waits).toEqual([5000, 10_000, 20_000]);
+    expect(waits).toEqual([5000, 10_000, 20_000, 30_000, 30_000, 30_000]);
   });
 
   it('backs off exponentially with jitter between the bounds after a 503', () => {
