@@ -106,8 +106,11 @@ export function activityMetricsInterceptor(
           const result = await next(input);
           if (activity === 'pollUpdates') {
             const out = result as PollOutput;
+            // A quiet poll made several HTTP polls (the empty ones listed); each counts, and the
+            // duration is that of the last one, the request that returned.
+            if (out.quietPolls?.length) m.polls.inc({ agent, outcome: 'empty' }, out.quietPolls.length);
             m.polls.inc({ agent, outcome: out.status });
-            m.pollDuration.observe({ agent }, seconds());
+            m.pollDuration.observe({ agent }, Math.max(0, Date.now() - out.startedAt) / 1000);
             if (out.status === 'page') {
               m.messagesReceived.inc({ agent }, out.messages.length);
               for (const s of out.statuses) {
