@@ -334,6 +334,14 @@ export async function runAmsflow(
     }
     obs.running(workers, nativeConnection);
 
+    // One worker failing ends them all: a half-working process would stay up (health 200, ready
+    // 503) and never be restarted; ended, it exits non-zero and its supervisor starts it again.
+    for (const run of running) {
+      run.catch(() => {
+        obs.stopping();
+        for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
+      });
+    }
     const done = Promise.allSettled(running).then(async (results) => {
       await cleanup();
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
