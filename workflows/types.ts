@@ -156,7 +156,7 @@ export interface AgentTuning {
    * Default 4000 ms (60 s / 15: one poll's share of the budget). 0 turns receipt settling off.
    */
   receiptSettleMs?: number;
-  /** Polls of the updates window that a receipt-only wake-up never spends: kept for a message. Default 2. */
+  /** Polls of the updates window a quiet poll (idle agent) never spends: kept for the workflow's own. Default 2. */
   pollReserve?: number;
   /** A receipt settle shorter than this is skipped (below the server's timer resolution). Default 1000 ms. */
   minSettleMs?: number;

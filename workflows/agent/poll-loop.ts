@@ -95,8 +95,11 @@ export async function runPollLoop(
     // token; harmless, poll again from the same offset.
     rt.cursor.completed(pollStartedAt);
     // Receipts only: settle, so the receipts that follow come in one page, and keep a reserve.
+    const kind = pageKind(result);
     const wait =
-      rt.tuning.idlePollMs > 0 ? 0 : waitAfterPage(pageKind(result), rt.windows.updates, rt.now(), rt.tuning);
+      rt.tuning.idlePollMs > 0 || kind === 'nothing'
+        ? 0
+        : waitAfterPage(kind, rt.windows.updates, rt.now(), rt.tuning, evenCadence());
     if (wait > 0 && settling()) await sleep(wait);
     // A page shorter than the limit left nothing behind: anything newer comes with a wake.
     const short =
@@ -113,6 +116,11 @@ function quietContext(rt: AgentRuntime): QuietPollContext {
     window: rt.windows.updates,
     fenceWanted: rt.reconciling > 0,
   };
+}
+
+/** Runs recorded before the even cadence polled again at once after a page with a message. */
+function evenCadence(): boolean {
+  return patched('amsflow-even-poll-cadence');
 }
 
 /** Runs recorded before receipt settling polled again at once after a page of receipts. */

@@ -28,6 +28,20 @@ export class SlidingWindow {
     return Math.max(0, this.times[this.times.length - cap] + this.windowMs - now);
   }
 
+  /**
+   * Milliseconds until a request may start at `now` under an even cadence with a small burst: a
+   * leaky bucket holding `burst + 1` requests that drains one per `windowMs / (limit - burst)`
+   * (the generic cell rate algorithm over the recorded times). Requests so paced never put more
+   * than `limit` in any window, so they never meet the window's hard wait.
+   */
+  cadenceDelay(now: number, burst: number): number {
+    this.prune(now);
+    const cadence = this.windowMs / Math.max(1, this.limit - burst);
+    let tat = -Infinity;
+    for (const t of this.times) tat = Math.max(tat, t) + cadence;
+    return Math.max(0, Math.round(tat - burst * cadence - now));
+  }
+
   /** The share of the window's budget in use at `now` (0 to 1). */
   usedShare(now: number): number {
     this.prune(now);
