@@ -11,11 +11,20 @@ export interface Clock {
   setTimer(fn: () => void, ms: number): () => void;
 }
 
+/** Longest delay setTimeout takes. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** The process clock: `performance.now()` and `setTimeout`. */
 export const systemClock: Clock = {
   now: () => performance.now(),
   setTimer(fn, ms) {
-    const handle = setTimeout(fn, Math.max(0, ms));
+    // setTimeout fires at once for delays over 2^31-1 ms (about 24.8 days): wait in steps.
+    let handle: NodeJS.Timeout;
+    const wait = (left: number): void => {
+      const step = Math.min(Math.max(0, left), MAX_TIMER_MS);
+      handle = setTimeout(() => (left > MAX_TIMER_MS ? wait(left - MAX_TIMER_MS) : fn()), step);
+    };
+    wait(ms);
     return () => clearTimeout(handle);
   },
 };

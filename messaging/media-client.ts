@@ -144,7 +144,18 @@ export class MediaClient {
       const byUrl = /^https?:\/\//i.test(idOrUrl);
       const metadata = byUrl ? undefined : await this.#metadata(idOrUrl, ctx);
       const baseUrl = this.#executor.baseUrl;
-      const url = new URL(metadata?.url ?? idOrUrl, `${baseUrl}/`);
+      const target = metadata?.url ?? idOrUrl;
+      if (!URL.canParse(target, `${baseUrl}/`)) {
+        const what = `${JSON.stringify(target)} is not a URL`;
+        throw metadata
+          ? new UnexpectedResponseError(
+              `The media metadata's url ${what}; the service answered something unusable.`,
+              200,
+              JSON.stringify(metadata),
+            )
+          : new ValidationError(`downloadMedia(): ${what}; pass a media id or an http(s) url.`);
+      }
+      const url = new URL(target, `${baseUrl}/`);
       if (url.protocol !== 'https:' && url.origin !== new URL(baseUrl).origin) {
         throw new ValidationError(
           `Refusing to download ${url.origin}: it is neither https nor the service's origin, and the request ` +

@@ -271,7 +271,8 @@ export const UpdatePageSchema = z
   .object({
     object: z.string().optional(),
     entry: z.array(EntrySchema),
-    next_offset: z.number().int().nonnegative(),
+    // Safe: the next poll sends it back, and an offset beyond 2^53 cannot be sent exactly.
+    next_offset: z.number().int().nonnegative().safe(),
   })
   .passthrough();
 export type UpdatePage = z.infer<typeof UpdatePageSchema>;
