@@ -59,6 +59,21 @@ export {
 } from './activities/schedules';
 export { ActivityFailureTypes, SEND_FAILURE_TYPES } from './protocol/failures';
 
+// Encryption at rest (AMSFLOW_ENCRYPTION_KEYS): an application's own Temporal client needs the same
+// data converter as the workers (`new Client({ connection, dataConverter: dataConverterFromEnv() })`)
+export {
+  dataConverterFromEnv,
+  dataConverterFor,
+  EncryptionCodec,
+  EncryptionCodecError,
+  EncryptionKeysError,
+  FAILURE_CONVERTER_PATH,
+  startCodecServer,
+  type EncryptionKey,
+  type CodecServer,
+  type CodecServerOptions,
+} from './worker/codec';
+
 // The local simulator of the service
 export {
   startSimulator,

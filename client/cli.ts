@@ -14,11 +14,15 @@
  *   amsflow approval list [--agent <key>] [--json]    the agent's pending approvals
  *   amsflow approval cancel <id> [--agent <key>] [--reason <text>] [--json]
  *                                                     cancel a pending approval (its decision: cancelled)
+ *   amsflow codec-server [--port 8888] [--host 127.0.0.1] [--origin <UI origin>]...
+ *                                                     decrypt payloads for the Temporal UI (until Ctrl-C)
  * `conversations list` shows the agent's message handlers (ids `agent:<key>:msg:`), a handler
  * that gives no state as "no conversation state"; `--all` adds every other running workflow on
  * the task queue whose conversation is the agent's (workflows that called `useAgent`).
  * Connects to TEMPORAL_ADDRESS (default 127.0.0.1:7233), namespace TEMPORAL_NAMESPACE, task
  * queue AMSFLOW_TASK_QUEUE (default amsflow); the agent key defaults to AMSFLOW_AGENT or "default".
+ * With AMSFLOW_ENCRYPTION_KEYS set, payloads are encrypted and decrypted with those keys (as the
+ * worker does); `codec-server` needs them and contacts no Temporal server.
  * Durations are a whole number and one unit: `1500ms`, `15s`, `10m`, `2h`, `3d`.
  * `approval request` times out after 10m unless `--timeout` says otherwise; without `--wait` it
  * prints `{"id","workflowId"}`, with `--wait` it waits for the decision and prints it, with
@@ -31,6 +35,7 @@
  */
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { ensureAgent, getAgentState, sendThroughOutbox } from './agents';
 import {
   cancelConversation,
@@ -49,7 +54,9 @@ import {
   requestApproval,
   type ApprovalListing,
 } from './approvals';
+import { runCodecServer, codecServerProblem, CODEC_SERVER_OPTIONS } from './codec-server';
 import { textMessage } from '../workflows/builders';
+import { dataConverterFromEnv, EncryptionKeysError } from '../worker/codec';
 import type { ApprovalDecision, ApprovalInput } from '../workflows/approval-types';
 import { agentKeyProblem, agentWorkflowId } from '../protocol/ids';
 import { DEFAULT_TASK_QUEUE } from '../protocol/queues';
@@ -64,6 +71,7 @@ const USAGE = `usage:
   amsflow approval request --question <text> [--agent <key>] [--timeout 10m] [--remind-after 5m] [--id <id>] [--wait] [--json]
   amsflow approval list [--agent <key>] [--json]
   amsflow approval cancel <id> [--agent <key>] [--reason <text>] [--json]
+  amsflow codec-server [--port 8888] [--host 127.0.0.1] [--origin <Temporal UI origin>]...
 durations: 1500ms, 15s, 10m, 2h, 3d`;
 
 /** Options of each `conversations` subcommand, and how many positionals (the workflow id) it takes. */
@@ -83,6 +91,7 @@ const SUBCOMMAND_ONLY_OPTIONS = [
   'remind-after',
   'id',
   'wait',
+  ...CODEC_SERVER_OPTIONS,
 ];
 
 /** Options of each `approval` subcommand, and how many positionals (the request id) it takes. */
@@ -187,6 +196,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         'remind-after': { type: 'string' },
         id: { type: 'string' },
         wait: { type: 'boolean' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        origin: { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -201,7 +213,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   }
   const agentKey = parsed.values.agent ?? env.AMSFLOW_AGENT ?? 'default';
   const address = env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
-  if (!['ensure', 'send', 'state', 'conversations', 'approval'].includes(command)) {
+  if (!['ensure', 'send', 'state', 'conversations', 'approval', 'codec-server'].includes(command)) {
     console.error(`unknown command "${command}"\n${USAGE}`);
     return 2;
   }
@@ -211,9 +223,11 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       ? (conversationsProblem(rest, given) ?? (rest[0] === 'list' ? agentKeyProblem(agentKey) : undefined))
       : command === 'approval'
         ? approvalProblem(rest, given, agentKey)
-        : given
-            .filter((o) => SUBCOMMAND_ONLY_OPTIONS.includes(o))
-            .map((o) => `${command} does not take --${o}`)[0];
+        : command === 'codec-server'
+          ? codecServerProblem(rest, given, parsed.values.port)
+          : (given
+              .filter((o) => SUBCOMMAND_ONLY_OPTIONS.includes(o))
+              .map((o) => `${command} does not take --${o}`)[0] ?? agentKeyProblem(agentKey));
   if (problem) {
     console.error(`${problem}\n${USAGE}`);
     return 2;
@@ -239,9 +253,18 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     console.error(`send needs the text to send\n${USAGE}`);
     return 2;
   }
+  let dataConverter: DataConverter | undefined;
+  try {
+    dataConverter = dataConverterFromEnv(env);
+  } catch (err) {
+    if (!(err instanceof EncryptionKeysError)) throw err;
+    console.error(err.message);
+    return 2;
+  }
+  if (command === 'codec-server') return await runCodecServer(parsed.values, env);
   const connection = await Connection.connect({ address });
   try {
-    const client = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE ?? 'default' });
+    const client = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE ?? 'default', dataConverter });
     if (command === 'ensure') {
       const runId = await ensureAgent(client, {
         agentKey,

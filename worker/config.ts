@@ -2,7 +2,7 @@
  * Worker configuration from environment variables, validated with zod. A bad or missing value
  * is reported by name, all at once, without the value itself (it may be a token).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { Limits } from '../messaging/limits';
@@ -10,10 +10,16 @@ import { AGENT_KEY_PATTERN } from '../protocol/ids';
 import { DEFAULT_TASK_QUEUE } from '../protocol/queues';
 import type { AgentTuning } from '../workflows/types';
 import { isTimeZone } from '../workflows/reminder-time';
+import { EncryptionKeysSchema, type EncryptionKey } from './codec/keys';
 
 const projectRoot = resolve(__dirname, '..');
 
 const nonEmpty = z.string().trim().min(1);
+/** A port: 0 to 65535. An empty value is refused (coerced, it would silently mean 0, any port). */
+const port = z.preprocess(
+  (v) => (typeof v === 'string' && v.trim() === '' ? Number.NaN : v),
+  z.coerce.number().int().min(0).max(65535),
+);
 const jsonObject = <T extends z.ZodTypeAny>(schema: T) =>
   z
     .string()
@@ -111,15 +117,15 @@ const EnvSchema = z.object({
    */
   AMSFLOW_DATA_DIR: nonEmpty.default('.amsflow'),
   // Fixed by default, so that the chat and UI addresses stay the same from one start to the next.
-  AMSFLOW_DEV_SERVER_PORT: z.coerce.number().int().min(0).max(65535).default(7233),
-  AMSFLOW_DEV_SERVER_UI_PORT: z.coerce.number().int().min(0).max(65535).default(8233),
-  AMSFLOW_SIMULATOR_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  AMSFLOW_DEV_SERVER_PORT: port.default(7233),
+  AMSFLOW_DEV_SERVER_UI_PORT: port.default(8233),
+  AMSFLOW_SIMULATOR_PORT: port.default(8080),
   /**
    * The port of `/metrics`, `/healthz` and `/readyz` (worker/observability): a port, `0` for any
    * free port, or `off` for no endpoint (and no Temporal runtime metrics).
    */
   AMSFLOW_METRICS_PORT: z
-    .union([z.literal('off'), z.coerce.number().int().min(0).max(65535)], {
+    .union([z.literal('off'), port], {
       errorMap: () => ({ message: 'must be a port (0 to 65535) or off' }),
     })
     .default(9464),
@@ -137,6 +143,8 @@ const EnvSchema = z.object({
     .optional(),
   /** `1`: log message bodies, at debug level only. Off by default. */
   AMSFLOW_LOG_BODIES: z.enum(['0', '1', 'true', 'false']).default('0'),
+  /** `id:base64key,...` (current first): encryption at rest (worker/codec). Unset: off. */
+  AMSFLOW_ENCRYPTION_KEYS: EncryptionKeysSchema.optional(),
 });
 
 /** Metrics, health and logs of a worker process (see worker/observability/README.md). */
@@ -182,6 +190,8 @@ export interface WorkerConfig {
   simulatorPort: number;
   /** Metrics, health and logs. */
   observability: ObservabilityConfig;
+  /** `AMSFLOW_ENCRYPTION_KEYS` (current first): payloads encrypted at rest. Unset: no encryption. */
+  encryptionKeys?: EncryptionKey[];
 }
 
 /** Every problem found in the environment, by variable name. */
@@ -256,6 +266,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
   const botConfig =
     e.AMSFLOW_BOT_CONFIG === undefined ? undefined : readBotConfig(e.AMSFLOW_BOT_CONFIG, problems);
   let activitiesPath: string | undefined;
+  // Checked here, so that a wrong path stops the start before anything embedded is started.
+  if (e.AMSFLOW_WORKFLOW_BUNDLE && !existsSync(resolve(e.AMSFLOW_WORKFLOW_BUNDLE))) {
+    problems.push(`AMSFLOW_WORKFLOW_BUNDLE: no file at ${e.AMSFLOW_WORKFLOW_BUNDLE}`);
+  }
   if (e.AMSFLOW_ACTIVITIES) {
     try {
       activitiesPath = require.resolve(resolve(e.AMSFLOW_ACTIVITIES));
@@ -289,6 +303,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
       logLevel: e.AMSFLOW_LOG_LEVEL ?? (e.AMSFLOW_LOG_FORMAT === 'json' ? 'info' : 'warn'),
       logBodies: e.AMSFLOW_LOG_BODIES === '1' || e.AMSFLOW_LOG_BODIES === 'true',
     },
+    encryptionKeys: e.AMSFLOW_ENCRYPTION_KEYS,
   };
 }
 

@@ -28,6 +28,7 @@ import { SimulatorStateError, startSimulator, type RestoredState, type RunningSi
 import { activityQueue, type Endpoint } from '../protocol/queues';
 import type { WorkerConfig } from './config';
 import { workflowBundlerOptions } from './bundling';
+import { dataConverterFor } from './codec';
 import { claimablePort, PortInUseError, startDevServer, type RunningDevServer } from './dev-server';
 import { Observability } from './observability';
 
@@ -276,12 +277,15 @@ export async function runAmsflow(
     cleanups.push(() => nativeConnection.close());
     const connection = await Connection.connect({ address: temporalAddress });
     cleanups.push(() => connection.close());
-    const client = new Client({ connection, namespace: config.namespace });
+    // Encryption at rest (AMSFLOW_ENCRYPTION_KEYS): the same data converter for the client and every worker.
+    const dataConverter = dataConverterFor(config.encryptionKeys);
+    const client = new Client({ connection, namespace: config.namespace, dataConverter });
 
     const activities = createActivities(registry);
-    const base: Pick<WorkerOptions, 'connection' | 'namespace'> = {
+    const base: Pick<WorkerOptions, 'connection' | 'namespace' | 'dataConverter'> = {
       connection: nativeConnection,
       namespace: config.namespace,
+      dataConverter,
     };
     const workers: Worker[] = [
       await Worker.create({

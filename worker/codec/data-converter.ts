@@ -1,0 +1,29 @@
+/**
+ * The data converter every Temporal client and worker of amsflow uses when encryption keys are
+ * configured: the {@link EncryptionCodec} for payloads, and a failure converter that moves
+ * failure messages and stack traces into (encrypted) payloads. Undefined when encryption is off.
+ */
+import type { DataConverter } from '@temporalio/common';
+import { EncryptionCodec } from './encryption-codec';
+import { encryptionKeysFromEnv, type EncryptionKey } from './keys';
+
+/**
+ * Path of the module exporting the encoding `failureConverter`. A workflow bundle built ahead
+ * (`AMSFLOW_WORKFLOW_BUNDLE`) must be built with `bundleWorkflowCode({ failureConverterPath })`
+ * set to it, or failures raised in workflow code keep their messages in plain text.
+ */
+export const FAILURE_CONVERTER_PATH = require.resolve('./failure-converter');
+
+/** The encrypting data converter for `keys` (current first), or undefined without keys. */
+export function dataConverterFor(keys: readonly EncryptionKey[] | undefined): DataConverter | undefined {
+  if (!keys || keys.length === 0) return undefined;
+  return { payloadCodecs: [new EncryptionCodec(keys)], failureConverterPath: FAILURE_CONVERTER_PATH };
+}
+
+/**
+ * The data converter for `env.AMSFLOW_ENCRYPTION_KEYS` (undefined when unset). Throws
+ * `EncryptionKeysError` for a bad value.
+ */
+export function dataConverterFromEnv(env: NodeJS.ProcessEnv = process.env): DataConverter | undefined {
+  return dataConverterFor(encryptionKeysFromEnv(env));
+}

@@ -1,0 +1,27 @@
+/**
+ * Encryption at rest (`AMSFLOW_ENCRYPTION_KEYS`): the AES-256-GCM payload codec, the keys, the
+ * data converter every amsflow client and worker uses when keys are set, and the codec server
+ * for the Temporal UI. See docs/OPERATIONS.md, "Encryption at rest".
+ */
+export {
+  EncryptionCodec,
+  EncryptionCodecError,
+  ENCRYPTED_ENCODING,
+  KEY_ID_METADATA,
+  type EncryptionCodecProblem,
+} from './encryption-codec';
+export {
+  EncryptionKeysError,
+  EncryptionKeysSchema,
+  ENCRYPTION_KEYS_VARIABLE,
+  encryptionKeysFromEnv,
+  type EncryptionKey,
+} from './keys';
+export { dataConverterFor, dataConverterFromEnv, FAILURE_CONVERTER_PATH } from './data-converter';
+export {
+  DEFAULT_CODEC_SERVER_PORT,
+  DEFAULT_UI_ORIGINS,
+  startCodecServer,
+  type CodecServer,
+  type CodecServerOptions,
+} from './codec-server';

@@ -1,0 +1,80 @@
+/**
+ * The encryption keys of `AMSFLOW_ENCRYPTION_KEYS`: comma-separated `id:base64key` entries, each
+ * key 32 bytes (AES-256), the first one current (it encrypts; every one listed decrypts). Parsed
+ * with zod so that a bad value is reported by the variable's name and never echoed, and every key
+ * is registered as a secret: no log line will contain it.
+ */
+import { z } from 'zod';
+import { registerSecret } from '../observability/redact';
+
+/** The variable holding the keys. */
+export const ENCRYPTION_KEYS_VARIABLE = 'AMSFLOW_ENCRYPTION_KEYS';
+
+/** AES-256: a key is 32 bytes. */
+export const KEY_BYTES = 32;
+
+/** A key id: what payloads name in `encryption-key-id`; kept short and printable. */
+const KEY_ID = /^[A-Za-z0-9._-]{1,64}$/;
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+/** One key: its id and its 32 bytes. */
+export interface EncryptionKey {
+  id: string;
+  key: Buffer;
+}
+
+/**
+ * Zod schema of the variable's text, to the keys (current first). Issues name the entry by its
+ * position and id, never the key material.
+ */
+export const EncryptionKeysSchema = z.string().transform((text, ctx): EncryptionKey[] => {
+  const problem = (message: string) => ctx.addIssue({ code: z.ZodIssueCode.custom, message });
+  registerSecret(text.trim());
+  if (text.trim() === '') {
+    problem('is empty; unset it to run without encryption');
+    return [];
+  }
+  const entries = text.split(',').map((entry) => entry.trim());
+  const keys: EncryptionKey[] = [];
+  entries.forEach((entry, i) => {
+    const at = entry.indexOf(':');
+    const id = at < 0 ? '' : entry.slice(0, at).trim();
+    const material = at < 0 ? '' : entry.slice(at + 1).trim();
+    registerSecret(material);
+    const which = `entry ${i + 1}${id ? ` ("${id}")` : ''}`;
+    if (at < 0 || !material) return problem(`${which} is not id:base64key`);
+    if (!KEY_ID.test(id)) return problem(`${which}: the id must be 1 to 64 letters, digits, ".", "_" or "-"`);
+    const key = Buffer.from(material, 'base64');
+    if (!BASE64.test(material) || material.length % 4 !== 0 || key.toString('base64') !== material)
+      return problem(`${which}: the key is not valid base64`);
+    if (key.length !== KEY_BYTES)
+      return problem(
+        `${which}: the key is ${key.length} bytes, AES-256 needs ${KEY_BYTES} (openssl rand -base64 32)`,
+      );
+    if (keys.some((k) => k.id === id)) return problem(`${which}: duplicate id "${id}"`);
+    keys.push({ id, key });
+  });
+  return keys;
+});
+
+/** A bad `AMSFLOW_ENCRYPTION_KEYS`: every problem, by entry, without key material. */
+export class EncryptionKeysError extends Error {
+  readonly code = 'AMSFLOW_ENCRYPTION_KEYS';
+  constructor(readonly problems: string[]) {
+    super(problems.map((p) => `${ENCRYPTION_KEYS_VARIABLE}: ${p}`).join('\n'));
+    this.name = 'EncryptionKeysError';
+  }
+}
+
+/**
+ * The keys of `env.AMSFLOW_ENCRYPTION_KEYS`, or undefined when it is unset (encryption off; set
+ * but empty is an error, not off). For processes that do not load the worker configuration (the `amsflow` CLI).
+ * Throws {@link EncryptionKeysError}.
+ */
+export function encryptionKeysFromEnv(env: NodeJS.ProcessEnv = process.env): EncryptionKey[] | undefined {
+  const value = env[ENCRYPTION_KEYS_VARIABLE];
+  if (value === undefined) return undefined;
+  const parsed = EncryptionKeysSchema.safeParse(value);
+  if (!parsed.success) throw new EncryptionKeysError(parsed.error.issues.map((issue) => issue.message));
+  return parsed.data;
+}
