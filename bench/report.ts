@@ -4,8 +4,8 @@
  * two markers and leaves the rest of the report (the written analysis) alone.
  */
 import { cpus } from 'node:os';
-import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { relative, dirname } from 'node:path';
+import { writeMarkdownSection } from '../scripts/markdown-section';
 import type { FleetResult } from './fleet';
 import type { LatencyResult } from './latency';
 import type { LiveChatResult } from './live-chat';
@@ -160,19 +160,19 @@ export function figuresMarkdown(
 }
 
 /** Writes the generated section into the report (between the markers, or at its end). */
-export function writeReportFigures(
+export async function writeReportFigures(
   reportPath: string,
   r: ReportInput,
   plots: PlotFile[],
   run: { command: string; resultsFile: string },
-): void {
-  const section = figuresMarkdown(r, plots, run, dirname(reportPath));
-  const old = existsSync(reportPath) ? readFileSync(reportPath, 'utf8') : '# Benchmark report\n';
-  const start = old.indexOf(FIGURES_START);
-  const end = old.indexOf(FIGURES_END);
-  const next =
-    start >= 0 && end > start
-      ? old.slice(0, start) + section + old.slice(end + FIGURES_END.length)
-      : `${old.trimEnd()}\n\n## Figures of the last run\n\n${section}\n`;
-  writeFileSync(reportPath, next);
+): Promise<void> {
+  const body = figuresMarkdown(r, plots, run, dirname(reportPath))
+    .replace(FIGURES_START, '')
+    .replace(FIGURES_END, '');
+  await writeMarkdownSection(
+    reportPath,
+    { start: FIGURES_START, end: FIGURES_END },
+    '## Figures of the last run',
+    body,
+  );
 }

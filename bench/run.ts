@@ -187,7 +187,7 @@ async function main(): Promise<void> {
       join(__dirname, 'results', `${day}${quick ? '-quick' : ''}`),
     );
     const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
-    writeReportFigures(join(__dirname, 'REPORT.md'), results, plots, { command, resultsFile });
+    await writeReportFigures(join(__dirname, 'REPORT.md'), results, plots, { command, resultsFile });
     console.table({
       'sendText (sequential)': send,
       'getUpdates page of 50': poll,

@@ -16,6 +16,8 @@ export interface BenchWorker {
   /** When the process printed `amsflow: running`, from its spawn (ms). */
   startupMs: number;
   output: string[];
+  /** Resolves when the process has exited (for any reason). */
+  exited: Promise<void>;
   /** SIGKILL; resolves once it is gone. */
   kill(): Promise<void>;
   /** SIGINT (graceful); resolves once it is gone. */
@@ -32,6 +34,8 @@ export interface BenchWorkerOptions {
   /** A prebuilt workflow bundle (saves the bundling at every start). */
   workflowBundle?: string;
   env?: Record<string, string>;
+  /** How long to wait for `amsflow: running` (default 300 s). */
+  readyTimeoutMs?: number;
 }
 
 export async function startBenchWorker(options: BenchWorkerOptions): Promise<BenchWorker> {
@@ -79,12 +83,16 @@ export async function startBenchWorker(options: BenchWorkerOptions): Promise<Ben
       if (child.exitCode !== null) throw new Error(`bench worker exited:\n${output.slice(-30).join('\n')}`);
       return output.some((line) => line.includes('amsflow: running'));
     },
-    300_000,
-  );
+    options.readyTimeoutMs ?? 300_000,
+  ).catch((err: unknown) => {
+    child.kill('SIGKILL');
+    throw err;
+  });
   return {
     pid: child.pid!,
     startupMs: Date.now() - spawnedAt,
     output,
+    exited,
     async kill() {
       child.kill('SIGKILL');
       await exited;

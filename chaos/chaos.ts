@@ -1,0 +1,193 @@
+/**
+ * The chaos run: `workers` worker processes for `agents` agents on a Temporal dev server of the
+ * run's own; scripted humans write `messages` messages (echo, whole signups, reminders, approvals
+ * requested from outside), while the run SIGKILLs a worker after every messages/(kills+1)
+ * messages, restarts the Temporal server `restarts` times on the same data, and the simulator
+ * injects faults into about 5 % of the requests. Returns the verdict (chaos/tally.ts) and the
+ * figures beside it: recovery after each kill, faults injected, duration.
+ */
+import { prebuildReferenceBundle } from '../bench/worker-process';
+import { ambiguousKinds, startFaults } from './faults';
+import { MESSAGES_PER_SESSION, botTexts, runSession, type Human, type SessionKind } from './human';
+import { startStage } from './stage';
+import { tally, type ChaosVerdict, type Expectation } from './tally';
+
+export interface ChaosOptions {
+  messages: number;
+  kills: number;
+  restarts: number;
+  agents?: number;
+  workers?: number;
+  /** The simulator's window (the spec's minute scaled down). Default 6000 ms. */
+  windowMs?: number;
+  faultShare?: number;
+  seed?: number;
+  /** Stop writing after this many minutes even if fewer messages were written. */
+  minutes?: number;
+  log?: (line: string) => void;
+}
+
+export interface ChaosResult {
+  options: Required<Omit<ChaosOptions, 'log'>>;
+  verdict: ChaosVerdict;
+  messagesWritten: number;
+  sessions: Record<SessionKind, number>;
+  kills: number;
+  restarts: number;
+  faultsInjected: Record<string, number>;
+  requests: number;
+  /** Per kill: ms from the kill to the next message the bot had accepted. */
+  recoveryMs: number[];
+  durationMs: number;
+}
+
+/** A small deterministic generator (mulberry32), so a seed reproduces the run's choices. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function pickKind(random: () => number): SessionKind {
+  const r = random();
+  return r < 0.5 ? 'echo' : r < 0.7 ? 'signup' : r < 0.85 ? 'reminder' : 'approval';
+}
+
+export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
+  const { log = () => undefined, ...given } = input;
+  const options = { agents: 3, workers: 2, windowMs: 6000, faultShare: 0.05, seed: 1, minutes: 60, ...given };
+  const stopWritingAt = Date.now() + options.minutes * 60_000;
+  const random = seeded(options.seed);
+  const started = Date.now();
+  const bundle = await prebuildReferenceBundle();
+  const stage = await startStage({ ...options, workflowBundle: bundle.file, log });
+  const faults = startFaults(stage.sim, stage.agents, { share: options.faultShare, random });
+  const expectations: Expectation[] = [];
+  const approvals: Record<string, number> = {};
+  const sessions: Record<SessionKind, number> = { echo: 0, signup: 0, reminder: 0, approval: 0 };
+  const killedAt: number[] = [];
+  let written = 0;
+  let repeatedQuestions = 0;
+  let restarts = 0;
+  const every = options.messages / (options.kills + 1);
+  const restartAt = Array.from(
+    { length: options.restarts },
+    (_, i) => ((i + 1) * options.messages) / (options.restarts + 1),
+  );
+  let chaos: Promise<void> = Promise.resolve();
+  const wrote = () => {
+    written++;
+    if (killedAt.length < options.kills && written >= (killedAt.length + 1) * every) {
+      killedAt.push(Date.now());
+      chaos = chaos.then(async () => {
+        const slot = await stage.killWorker((n) => Math.floor(random() * n));
+        log(`chaos: ${written} messages, killed worker ${slot} (kill ${killedAt.length}/${options.kills})`);
+      });
+    }
+    if (restarts < restartAt.length && written >= restartAt[restarts]) {
+      restarts++;
+      chaos = chaos.then(async () => {
+        log(`chaos: ${written} messages, restarting the Temporal server (${restarts}/${options.restarts})`);
+        await stage.restartServer();
+      });
+    }
+  };
+  try {
+    let next = 0;
+    const humans = stage.agents.map(async (agent) => {
+      const h: Human = {
+        agent,
+        sim: stage.sim,
+        client: stage.client,
+        taskQueue: stage.taskQueue,
+        stepTimeoutMs: 90_000,
+        expectations,
+        approvals,
+        repeatedQuestions: 0,
+        wrote,
+        log,
+      };
+      while (written < options.messages && Date.now() < stopWritingAt) {
+        const kind = pickKind(random);
+        sessions[kind]++;
+        await runSession(h, kind, `c${next++}`);
+        if (written % 50 < MESSAGES_PER_SESSION[kind])
+          log(`chaos: ${written}/${options.messages} messages written`);
+      }
+      repeatedQuestions += h.repeatedQuestions;
+    });
+    await Promise.all(humans);
+    await chaos;
+    await faults.stop();
+    // Reminders due within seconds of their session: give them time, a worker kill included.
+    const reminders = expectations.filter((e) => e.kind === 'reminder');
+    const deadline = Date.now() + 90_000;
+    for (;;) {
+      const texts = Object.fromEntries(
+        await Promise.all(
+          stage.agents.map(async (a) => [a, (await botTexts(stage.sim, a)).map((t) => t.text)] as const),
+        ),
+      );
+      if (reminders.every((e) => texts[e.agent].includes(e.text)) || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    // A few seconds more, so that a reminder firing twice would show.
+    await new Promise((r) => setTimeout(r, 5000));
+
+    const botTextsByAgent: Record<string, string[]> = {};
+    const acceptedAt: number[] = [];
+    let overlappingSends = 0;
+    let status429 = 0;
+    let requests = 0;
+    const logLines = [];
+    for (const agent of stage.agents) {
+      const sent = await botTexts(stage.sim, agent);
+      botTextsByAgent[agent] = sent.map((t) => t.text);
+      acceptedAt.push(...sent.map((t) => t.at));
+      const t = await stage.sim.control.transcript({ agent });
+      overlappingSends += t.counts.overlappingSends;
+      status429 += Object.values(t.counts.status429).reduce((a, b) => a + b, 0);
+      requests += Object.values(t.counts.requests).reduce((a, b) => a + b, 0);
+      logLines.push(...(await stage.sim.control.log(agent)).map((l) => ({ ...l, agent })));
+    }
+    const consumed = await faults.consumed();
+    const faultsInjected: Record<string, number> = {};
+    for (const f of consumed)
+      faultsInjected[`${f.endpoint} ${f.kind}`] = (faultsInjected[`${f.endpoint} ${f.kind}`] ?? 0) + 1;
+    acceptedAt.sort((a, b) => a - b);
+    const verdict = tally({
+      expectations,
+      botTexts: botTextsByAgent,
+      repeatedQuestions,
+      approvalsResolved: approvals,
+      log: logLines,
+      overlappingSends,
+      status429,
+      injected429: consumed.filter((f) => f.kind === 'rate_limit').length,
+      replacedPolls: logLines.filter((l) => l.endpoint === 'updates' && l.status === 409).length,
+      injectedReplaced: consumed.filter((f) => f.kind === 'poll_replaced').length,
+      ambiguousInjected: ambiguousKinds(consumed),
+    });
+    return {
+      options,
+      verdict,
+      messagesWritten: written,
+      sessions,
+      kills: killedAt.length,
+      restarts,
+      faultsInjected,
+      requests,
+      recoveryMs: killedAt.map((k) => (acceptedAt.find((a) => a > k) ?? NaN) - k),
+      durationMs: Date.now() - started,
+    };
+  } finally {
+    await faults.stop();
+    await stage.close();
+    bundle.close();
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * The scripted human of one agent in the chaos run: sessions one after another (an echo, a
+ * whole signup, a reminder a few seconds ahead, an approval requested from outside and answered
+ * yes), each waiting for the bot's answer before going on, as a person would. Every answer
+ * waited for becomes an {@link Expectation}: seen, surfaced (its handler failed with
+ * AmbiguousSend: an unsendable reply, reported, not lost) or stuck (not there in time).
+ */
+import { WorkflowFailedError, type Client } from '@temporalio/client';
+import { requestApproval } from '../client/approvals';
+import type { RunningSimulator } from '../simulator';
+import { matches, type Expectation } from './tally';
+
+export type SessionKind = 'echo' | 'signup' | 'reminder' | 'approval';
+
+/** Human messages each kind of session writes. */
+export const MESSAGES_PER_SESSION: Record<SessionKind, number> = {
+  echo: 1,
+  signup: 3,
+  reminder: 1,
+  approval: 1,
+};
+
+export interface Human {
+  agent: string;
+  sim: RunningSimulator;
+  client: Client;
+  taskQueue: string;
+  stepTimeoutMs: number;
+  expectations: Expectation[];
+  /** Approval ids and how many decisions each gave (0 or 1). */
+  approvals: Record<string, number>;
+  repeatedQuestions: number;
+  /** Called for every message the human writes. */
+  wrote(): void;
+  log?: (line: string) => void;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The bot's accepted texts of the agent, a late marker (" (late by …)") taken off. */
+export async function botTexts(
+  sim: RunningSimulator,
+  agent: string,
+): Promise<{ id: string; text: string; at: number }[]> {
+  const t = await sim.control.transcript({ agent });
+  return t.sent.map((s) => ({
+    id: s.id,
+    at: s.realAt,
+    text: ((s.body as { text?: { body?: string } }).text?.body ?? '').replace(/ \(late by [^)]*\)$/, ''),
+  }));
+}
+
+async function say(h: Human, text: string, quote?: string): Promise<string> {
+  h.wrote();
+  const { id } = await h.sim.control.humanText(text, { agent: h.agent, quote });
+  return id;
+}
+
+/** AmbiguousSend from the handler of `messageId`, if it failed so. */
+async function surfaced(h: Human, messageId: string): Promise<boolean> {
+  try {
+    const handle = h.client.workflow.getHandle(`agent:${h.agent}:msg:${messageId}`);
+    if ((await handle.describe()).status.name !== 'FAILED') return false;
+    await handle.result();
+    return false;
+  } catch (err) {
+    const cause =
+      err instanceof WorkflowFailedError ? (err.cause as { type?: string } | undefined) : undefined;
+    return cause?.type === 'AmbiguousSend';
+  }
+}
+
+/**
+ * Waits for the `nth` bot text matching `e` (1 = the first) and records the expectation; one
+ * whose text is not unique in the run (a signup question) is recorded only when not seen.
+ */
+async function expect(
+  h: Human,
+  e: Omit<Expectation, 'agent' | 'outcome'>,
+  handlerOf?: string,
+  nth = 1,
+  unique = true,
+): Promise<{ id: string } | undefined> {
+  const deadline = Date.now() + h.stepTimeoutMs;
+  const started = Date.now();
+  let lastCheck = 0;
+  for (;;) {
+    const found = (await botTexts(h.sim, h.agent)).filter((t) => matches(e, t.text));
+    if (found.length >= nth) {
+      if (unique) h.expectations.push({ ...e, agent: h.agent, outcome: 'seen' });
+      return found[nth - 1];
+    }
+    if (handlerOf && Date.now() - started > 3000 && Date.now() - lastCheck > 1000) {
+      lastCheck = Date.now();
+      if (await surfaced(h, handlerOf)) {
+        h.expectations.push({ ...e, agent: h.agent, outcome: 'surfaced' });
+        return undefined;
+      }
+    }
+    if (Date.now() > deadline) {
+      h.log?.(`chaos: stuck waiting for "${e.text}" (${e.kind}) on ${h.agent}`);
+      h.expectations.push({ ...e, agent: h.agent, outcome: 'stuck' });
+      return undefined;
+    }
+    await sleep(150);
+  }
+}
+
+async function countOf(h: Human, text: string): Promise<number> {
+  return (await botTexts(h.sim, h.agent)).filter((t) => t.text === text).length;
+}
+
+export async function runSession(h: Human, kind: SessionKind, tag: string): Promise<void> {
+  if (kind === 'echo') {
+    const id = await say(h, `echo ${tag}`);
+    await expect(h, { text: tag, match: 'exact', kind: 'echo' }, id);
+  } else if (kind === 'signup') {
+    const name = 'What is your name?';
+    const names = await countOf(h, name);
+    const id = await say(h, 'signup');
+    if (!(await expect(h, { text: name, match: 'exact', kind: 'signup' }, id, names + 1, false))) return;
+    await say(h, `N${tag}`);
+    const email = `Thanks, N${tag}. What is your email?`;
+    if (!(await expect(h, { text: email, match: 'exact', kind: 'signup' }, id))) return;
+    await say(h, `${tag}@example.com`);
+    await expect(
+      h,
+      { text: `Thanks N${tag}, registered ${tag}@example.com.`, match: 'exact', kind: 'signup' },
+      id,
+    );
+    // The name question is not unique in the run: asked twice in this session is a duplicate.
+    h.repeatedQuestions += Math.max(0, (await countOf(h, name)) - names - 1);
+  } else if (kind === 'reminder') {
+    const id = await say(h, `remind me in 5 seconds to ${tag}`);
+    await expect(h, { text: `: ${tag}`, match: 'suffix', kind: 'reminder-confirmation' }, id);
+    // Checked at the end of the run: it fires once, a few seconds from now.
+    h.expectations.push({
+      agent: h.agent,
+      text: `⏰ ${tag}`,
+      match: 'exact',
+      kind: 'reminder',
+      outcome: 'seen',
+    });
+  } else {
+    const question = `Ship ${tag}?`;
+    const handle = await requestApproval(h.client, {
+      agentKey: h.agent,
+      id: tag,
+      question,
+      timeout: '30m',
+      taskQueue: h.taskQueue,
+    });
+    h.approvals[tag] = 0;
+    const asked = await expect(h, {
+      text: `Approval needed: ${question}`,
+      match: 'prefix',
+      kind: 'approval-question',
+    });
+    if (!asked) return;
+    await say(h, 'yes', asked.id);
+    await expect(h, { text: `Approved: ${question}`, match: 'exact', kind: 'approval-confirmation' });
+    const decision = await Promise.race([handle.result(), sleep(h.stepTimeoutMs).then(() => undefined)]);
+    if (decision?.decision === 'approved') h.approvals[tag] = 1;
+  }
+}
