@@ -10,6 +10,7 @@
  * pollUpdates completed → child start initiated → handler started → sendMessage scheduled →
  * sendMessage started → accepted by the service.
  */
+import type { AgentTuning } from '../workflows/types';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -109,7 +110,7 @@ export async function startAmsflowAgent(options: {
   agentKey: string;
   token: string;
   limits: Record<string, number>;
-  tuning?: Record<string, number>;
+  tuning?: AgentTuning;
   workflows?: string;
 }): Promise<RunningAmsflow> {
   const config = loadConfig({

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { startSimulator } from '../simulator';
 import type { RunningAmsflow } from '../worker/run';
+import { scaledTuning } from './scaled-tuning';
 import { percentiles, startAmsflowAgent, waitUntil, type BenchTemporal, type Percentiles } from './latency';
 
 export const LIVE_CHAT_SCALE = 'scaled 1/10: windowMs 6000, human every 0.5 s, two replies each';
@@ -60,17 +61,8 @@ export async function measureLiveChat(
       agentKey: agent.id,
       token: agent.token,
       limits: { windowMs },
-      // At full scale the defaults (the spec's); scaled, as the engine suites scale the tuning:
-      // one poll's share of the window (4 s of a minute), the timer-resolution floor (1 s of it).
-      tuning: fullScale
-        ? undefined
-        : {
-            pollTimeoutSeconds: 2,
-            activityHeartbeatTimeoutMs: 3000,
-            rateLimitBackoffMs: 500,
-            receiptSettleMs: Math.round(windowMs / 15),
-            minSettleMs: Math.round(windowMs / 60),
-          },
+      // At full scale the defaults (the spec's); scaled, as the engine suites scale the tuning.
+      tuning: fullScale ? undefined : scaledTuning(windowMs),
       workflows: resolve(__dirname, '..', 'test', 'engine', 'workflows.ts'),
     });
     await waitUntil(

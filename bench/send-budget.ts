@@ -16,6 +16,7 @@ import { startSimulator, type RunningSimulator } from '../simulator';
 import type { RunningAmsflow } from '../worker/run';
 import { startAmsflowAgent, waitUntil, type BenchTemporal } from './latency';
 import type { Series } from './svg';
+import { scaledTuning } from './scaled-tuning';
 
 /** The figures of one burst. Times in ms; offsets from the moment the sends were requested. */
 export interface BurstFigures {
@@ -176,14 +177,8 @@ export async function measureSendBudget(
       agentKey: agent.id,
       token: agent.token,
       limits,
-      // Scaled as the engine suites scale it (bench/live-chat.ts).
-      tuning: {
-        pollTimeoutSeconds: 2,
-        activityHeartbeatTimeoutMs: 3000,
-        rateLimitBackoffMs: 500,
-        receiptSettleMs: Math.round(windowMs / 15),
-        minSettleMs: Math.round(windowMs / 60),
-      },
+      // Scaled as the engine suites scale it.
+      tuning: scaledTuning(windowMs),
       workflows: resolve(__dirname, 'workflows.ts'),
     });
     const sentCount = async () => (await sim.control.transcript({ agent: agent.id })).sent.length;

@@ -3,6 +3,7 @@
  * that its memory and CPU are its own: serving a list of agents of one simulator, on a Temporal
  * server the bench started.
  */
+import type { AgentTuning } from '../workflows/types';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,7 +31,7 @@ export interface BenchWorkerOptions {
   agents: { agentKey: string; token: string }[];
   taskQueue: string;
   limits: Record<string, number>;
-  tuning?: Record<string, number>;
+  tuning?: AgentTuning;
   /** A prebuilt workflow bundle (saves the bundling at every start). */
   workflowBundle?: string;
   env?: Record<string, string>;

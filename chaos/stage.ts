@@ -12,6 +12,7 @@ import { startBenchWorker, type BenchWorker } from '../bench/worker-process';
 import { resolveTemporalBinaries } from '../scripts/temporal-binaries';
 import { startSimulator, type RunningSimulator } from '../simulator';
 import { freePort, startDevServer, type RunningDevServer } from '../worker/dev-server';
+import { scaledTuning } from '../bench/scaled-tuning';
 
 export interface StageOptions {
   agents: number;
@@ -58,14 +59,7 @@ export async function startStage(options: StageOptions): Promise<Stage> {
     taskQueue,
     limits: { windowMs: options.windowMs },
     // As the engine suites scale the tuning to a short window.
-    tuning: {
-      pollTimeoutSeconds: 2,
-      activityHeartbeatTimeoutMs: 3000,
-      rateLimitBackoffMs: 500,
-      reconcileSettleMs: 3000,
-      receiptSettleMs: Math.round(options.windowMs / 15),
-      minSettleMs: Math.round(options.windowMs / 60),
-    },
+    tuning: scaledTuning(options.windowMs),
     workflowBundle: options.workflowBundle,
     readyTimeoutMs: 60_000,
   };

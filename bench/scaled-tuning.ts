@@ -1,0 +1,17 @@
+/**
+ * The agent tuning of a run whose windows are scaled down from the spec's minute (benchmarks, the
+ * chaos run, the engine suites): timeouts and backoffs shortened, the receipt settle one poll's
+ * share of the window (4 s of a minute) and the timer-resolution floor scaled (1 s of a minute).
+ */
+import type { AgentTuning } from '../workflows/types';
+
+export function scaledTuning(windowMs: number): AgentTuning {
+  return {
+    pollTimeoutSeconds: 2,
+    activityHeartbeatTimeoutMs: 3000,
+    rateLimitBackoffMs: 500,
+    reconcileSettleMs: 3000,
+    receiptSettleMs: Math.round(windowMs / 15),
+    minSettleMs: Math.round(windowMs / 60),
+  };
+}
