@@ -42,6 +42,11 @@ export class ReceiptLedger {
     if (requester) this.routes.set(messageId, requester);
   }
 
+  /** Whether a send of ours is known to have returned `messageId`. */
+  knowsSent(messageId: string): boolean {
+    return this.sentIds.has(messageId);
+  }
+
   /** Records a receipt seen at `now`; returns the workflow to forward it to, if any. */
   receive(status: Status, now: number): string | undefined {
     if (

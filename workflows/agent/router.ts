@@ -105,6 +105,11 @@ export class Router {
     this.wordWaiters = new BoundedMap(WORD_WAITERS_KEPT, carried?.wordWaiters ?? []);
   }
 
+  /** Whether a wait is registered for a reply quoting `messageId`. */
+  waitsFor(messageId: string): boolean {
+    return this.replyWaiters.has(messageId);
+  }
+
   /** The id a message quotes or reacts to, if any. */
   static quotedId(message: InboundMessage): string | undefined {
     return message.context?.id ?? (message.type === 'reaction' ? message.reaction?.message_id : undefined);
