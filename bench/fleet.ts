@@ -15,15 +15,10 @@ import { collectEchoes, writeEchoes, type TrafficResult } from './chat-traffic';
 import type { BenchTemporal } from './latency';
 import { messageCost, type MessageCost } from './message-cost';
 import { cpuMeter, rssMb } from './proc-stats';
+import { raisedLimits } from './scaled-tuning';
 import { startBenchWorker, type BenchWorker } from './worker-process';
 
-const RAISED = 1000;
-const LIMITS = Object.fromEntries(
-  ['messages', 'statuses', 'typing', 'updates', 'mediaUpload', 'mediaGet', 'mediaDelete'].map((k) => [
-    k,
-    RAISED,
-  ]),
-);
+const LIMITS = raisedLimits(1000);
 
 export interface FleetOptions {
   agentCounts: number[];

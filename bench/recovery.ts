@@ -7,10 +7,10 @@ import { randomUUID } from 'node:crypto';
 import { startSimulator } from '../simulator';
 import { collectEchoes, writeEchoes } from './chat-traffic';
 import type { BenchTemporal } from './latency';
+import { raisedLimits } from './scaled-tuning';
 import { startBenchWorker } from './worker-process';
 
-const RAISED = 1000;
-const LIMITS = { messages: RAISED, statuses: RAISED, typing: RAISED, updates: RAISED };
+const LIMITS = raisedLimits(1000);
 
 export interface RecoveryRun {
   /** SIGKILL → the echo written right after it was accepted. */

@@ -5,6 +5,12 @@
  */
 import type { AgentTuning } from '../workflows/types';
 
+/** Limits raised on every endpoint (`perWindow` a window): figures of the engine's own cost, not the service's pacing. */
+export function raisedLimits(perWindow: number): Record<string, number> {
+  const endpoints = ['messages', 'statuses', 'typing', 'updates', 'mediaUpload', 'mediaGet', 'mediaDelete'];
+  return Object.fromEntries(endpoints.map((k) => [k, perWindow]));
+}
+
 export function scaledTuning(windowMs: number): AgentTuning {
   return {
     pollTimeoutSeconds: 2,

@@ -8,10 +8,10 @@ import type { Client } from '@temporalio/client';
 import { startSimulator } from '../simulator';
 import { collectEchoes, writeEchoes } from './chat-traffic';
 import type { BenchTemporal } from './latency';
+import { raisedLimits } from './scaled-tuning';
 import { startBenchWorker } from './worker-process';
 
-const RAISED = 100_000;
-const LIMITS = { messages: RAISED, statuses: RAISED, typing: RAISED, updates: RAISED };
+const LIMITS = raisedLimits(100_000);
 
 export interface SoakResult {
   messages: number;

@@ -16,6 +16,7 @@ import { startSimulator, type RunningSimulator } from '../../simulator';
 import { CLUSTER_VERSIONS, ClusterToolsMissingError, findClusterTools } from '../../scripts/cluster-tools';
 import { bundle, waitFor } from '../support/temporal';
 import { startNativeCluster, type NativeCluster } from './cluster';
+import { scaledTuning } from '../../bench/scaled-tuning';
 
 const projectRoot = resolve(__dirname, '..', '..');
 const WINDOW_MS = 1000;
@@ -52,14 +53,7 @@ function startWorker(name: string, bundlePath: string): WorkerProcess {
       // Two workers on one host: each takes a free port for /metrics.
       AMSFLOW_METRICS_PORT: '0',
       AMSFLOW_LIMITS: JSON.stringify({ windowMs: WINDOW_MS }),
-      AMSFLOW_TUNING: JSON.stringify({
-        pollTimeoutSeconds: 2,
-        activityHeartbeatTimeoutMs: 3000,
-        rateLimitBackoffMs: 500,
-        reconcileSettleMs: 3000,
-        receiptSettleMs: Math.round(WINDOW_MS / 15),
-        minSettleMs: Math.round(WINDOW_MS / 60),
-      }),
+      AMSFLOW_TUNING: JSON.stringify(scaledTuning(WINDOW_MS)),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -11,8 +11,9 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ConfigError, loadConfig } from '../../worker/config';
+import { loadConfig } from '../../worker/config';
 import { run } from '../client/cli-runner';
+import { problemsOf } from './config-problems';
 
 const ROOT = resolve(__dirname, '../..');
 const SECRET = 'k1:c2VjcmV0LWtleS1tYXRlcmlhbA==';
@@ -23,16 +24,6 @@ function file(name: string, content: string): string {
   const path = join(tmp, name);
   writeFileSync(path, content);
   return path;
-}
-
-function problemsOf(env: NodeJS.ProcessEnv): string[] {
-  try {
-    loadConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  throw new Error(`accepted: ${JSON.stringify(env)}`);
 }
 
 describe('a bad value of any worker variable', () => {
