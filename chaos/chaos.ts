@@ -71,6 +71,7 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
   const approvals: Record<string, number> = {};
   const sessions: Record<SessionKind, number> = { echo: 0, signup: 0, reminder: 0, approval: 0 };
   const killedAt: number[] = [];
+  const restartedAt: number[] = [];
   let written = 0;
   let repeatedQuestions = 0;
   let restarts = 0;
@@ -93,6 +94,7 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
       restarts++;
       chaos = chaos.then(async () => {
         log(`chaos: ${written} messages, restarting the Temporal server (${restarts}/${options.restarts})`);
+        restartedAt.push(Date.now());
         await stage.restartServer();
       });
     }
@@ -154,6 +156,17 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
       status429 += Object.values(t.counts.status429).reduce((a, b) => a + b, 0);
       requests += Object.values(t.counts.requests).reduce((a, b) => a + b, 0);
       logLines.push(...(await stage.sim.control.log(agent)).map((l) => ({ ...l, agent })));
+    }
+    // Every poll 409 with how long after the last kill and restart it came (to tell a poll that
+    // outlived its activity, injected or not, from anything else).
+    for (const l of logLines.filter((x) => x.endpoint === 'updates' && x.status === 409)) {
+      const since = (times: number[]) => {
+        const before = times.filter((t) => t <= l.at).at(-1);
+        return before === undefined ? '-' : `${((l.at - before) / 1000).toFixed(1)} s`;
+      };
+      log(
+        `chaos: poll 409 on ${l.agent}: ${since(killedAt)} after a kill, ${since(restartedAt)} after a restart`,
+      );
     }
     const consumed = await faults.consumed();
     const faultsInjected: Record<string, number> = {};

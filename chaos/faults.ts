@@ -61,6 +61,9 @@ export interface FaultInjector {
   consumed(): Promise<InjectedFault[]>;
 }
 
+/** Faults owed at most (see the injector's loop). */
+const MAX_OWED = 3;
+
 export function ambiguousKinds(faults: InjectedFault[]): number {
   return faults.filter((f) => f.endpoint === 'messages' && AMBIGUOUS.has(f.kind)).length;
 }
@@ -71,6 +74,9 @@ export function startFaults(
   { share, random }: { share: number; random: () => number },
 ): FaultInjector {
   const injected: InjectedFault[] = [];
+  const pairs = agents.flatMap((agent) =>
+    (Object.keys(FAULTS) as Endpoint[]).map((endpoint) => [agent, endpoint] as const),
+  );
   let stopped = false;
   let carry = 0;
   let lastTotal = 0;
@@ -87,15 +93,23 @@ export function startFaults(
     while (!stopped) {
       await new Promise((r) => setTimeout(r, 1000));
       const total = await requestsNow().catch(() => lastTotal);
-      carry += (total - lastTotal) * share;
+      // (Capped: faults owed while every endpoint was busy do not come later in a burst.)
+      carry = Math.min(MAX_OWED, carry + (total - lastTotal) * share);
       lastTotal = total;
+      if (carry < 1) continue;
+      // Never a second fault on an endpoint whose first no request has met yet: on an idle
+      // endpoint they would pile up and meet one request's every retry.
+      const pending = await sim.control.faults().catch(() => undefined);
+      if (!pending) continue;
+      const busy = new Set(pending.map((f) => `${f.agent} ${f.endpoint}`));
       while (carry >= 1 && !stopped) {
+        const free = pairs.filter(([agent, endpoint]) => !busy.has(`${agent} ${endpoint}`));
+        if (free.length === 0) break;
         carry -= 1;
-        const agent = agents[Math.floor(random() * agents.length)];
-        const endpoints = Object.keys(FAULTS) as Endpoint[];
-        const endpoint = endpoints[Math.floor(random() * endpoints.length)];
+        const [agent, endpoint] = free[Math.floor(random() * free.length)];
         const fault = FAULTS[endpoint][Math.floor(random() * FAULTS[endpoint].length)];
         const { id } = await sim.control.fault({ agent, endpoint, count: 1, fault });
+        busy.add(`${agent} ${endpoint}`);
         injected.push({ agent, endpoint, kind: fault.kind, id });
       }
     }

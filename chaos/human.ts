@@ -2,13 +2,14 @@
  * The scripted human of one agent in the chaos run: sessions one after another (an echo, a
  * whole signup, a reminder a few seconds ahead, an approval requested from outside and answered
  * yes), each waiting for the bot's answer before going on, as a person would. Every answer
- * waited for becomes an {@link Expectation}: seen, surfaced (its handler failed with
- * AmbiguousSend: an unsendable reply, reported, not lost) or stuck (not there in time).
+ * waited for becomes an {@link Expectation}: seen, surfaced (its handler was told the reply
+ * could not be sent: AmbiguousSend or SendRejected; reported, not lost) or stuck (not there in
+ * time).
  */
 import { WorkflowFailedError, type Client } from '@temporalio/client';
 import { requestApproval } from '../client/approvals';
 import type { RunningSimulator } from '../simulator';
-import { matches, type Expectation } from './tally';
+import { matches, type Expectation, type SurfacedAs } from './tally';
 
 export type SessionKind = 'echo' | 'signup' | 'reminder' | 'approval';
 
@@ -56,17 +57,21 @@ async function say(h: Human, text: string, quote?: string): Promise<string> {
   return id;
 }
 
-/** AmbiguousSend from the handler of `messageId`, if it failed so. */
-async function surfaced(h: Human, messageId: string): Promise<boolean> {
+/**
+ * The send failure the handler of `messageId` failed with, if it was told its reply could not be
+ * sent: `AmbiguousSend` (outcome unknown, not sent again) or `SendRejected` (refused by the
+ * service's 429/503 beyond the spec's retries).
+ */
+async function surfaced(h: Human, messageId: string): Promise<SurfacedAs | undefined> {
   try {
     const handle = h.client.workflow.getHandle(`agent:${h.agent}:msg:${messageId}`);
-    if ((await handle.describe()).status.name !== 'FAILED') return false;
+    if ((await handle.describe()).status.name !== 'FAILED') return undefined;
     await handle.result();
-    return false;
+    return undefined;
   } catch (err) {
     const cause =
       err instanceof WorkflowFailedError ? (err.cause as { type?: string } | undefined) : undefined;
-    return cause?.type === 'AmbiguousSend';
+    return cause?.type === 'AmbiguousSend' || cause?.type === 'SendRejected' ? cause.type : undefined;
   }
 }
 
@@ -92,8 +97,9 @@ async function expect(
     }
     if (handlerOf && Date.now() - started > 3000 && Date.now() - lastCheck > 1000) {
       lastCheck = Date.now();
-      if (await surfaced(h, handlerOf)) {
-        h.expectations.push({ ...e, agent: h.agent, outcome: 'surfaced' });
+      const surfacedAs = await surfaced(h, handlerOf);
+      if (surfacedAs) {
+        h.expectations.push({ ...e, agent: h.agent, outcome: 'surfaced', surfacedAs });
         return undefined;
       }
     }

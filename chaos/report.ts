@@ -23,6 +23,7 @@ export function chaosLines(r: ChaosResult): [string, string | number][] {
     ['protocol: 429s served by the limiter (not injected)', v.violations.served429],
     ['protocol: requests sooner than allowed after a 429', v.violations.retriesTooSoon],
     ['ambiguous sends surfaced (AmbiguousSend to the handler)', v.ambiguousSurfaced],
+    ['replies given up after the retries (SendRejected to the handler)', v.rejectedSurfaced],
     ['faults injected that leave a send ambiguous', v.ambiguousInjected],
     ['human messages written', r.messagesWritten],
     ['sessions (echo / signup / reminder / approval)', Object.values(r.sessions).join(' / ')],

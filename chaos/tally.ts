@@ -13,9 +13,14 @@ export interface Expectation {
   match: 'exact' | 'prefix' | 'suffix';
   kind:
     'echo' | 'signup' | 'reminder-confirmation' | 'reminder' | 'approval-question' | 'approval-confirmation';
-  /** `surfaced`: its handler failed with AmbiguousSend (an unsendable reply, reported, not lost). */
+  /** `surfaced`: its handler was told the reply could not be sent (reported, not lost). */
   outcome: 'seen' | 'surfaced' | 'stuck';
+  /** With `surfaced`: the failure the handler got. */
+  surfacedAs?: SurfacedAs;
 }
+
+/** What a handler is told when its reply cannot be sent. */
+export type SurfacedAs = 'AmbiguousSend' | 'SendRejected';
 
 export interface LogLine {
   agent: string;
@@ -53,6 +58,8 @@ export interface ChaosVerdict {
   approvalsResolvedTwice: number;
   approvalsUnresolved: number;
   ambiguousSurfaced: number;
+  /** Replies given up after the spec's retries of 429/503, the handler told (SendRejected). */
+  rejectedSurfaced: number;
   ambiguousInjected: number;
   violations: {
     overlappingSends: number;
@@ -79,6 +86,8 @@ export function tally(facts: ChaosFacts): ChaosVerdict {
   const reminders = facts.expectations.filter((e) => e.kind === 'reminder');
   const once = facts.expectations.filter((e) => e.kind !== 'reminder');
   const approvals = Object.values(facts.approvalsResolved);
+  const surfacedAs = (type: SurfacedAs) =>
+    facts.expectations.filter((e) => e.outcome === 'surfaced' && e.surfacedAs === type).length;
   return {
     // Expected, not surfaced as unsendable, and never accepted by the service.
     lost: once.filter((e) => e.outcome !== 'surfaced' && count(e) === 0).length,
@@ -88,7 +97,8 @@ export function tally(facts: ChaosFacts): ChaosVerdict {
     remindersFiredTwice: reminders.filter((e) => count(e) > 1).length,
     approvalsResolvedTwice: approvals.filter((n) => n > 1).length,
     approvalsUnresolved: approvals.filter((n) => n === 0).length,
-    ambiguousSurfaced: facts.expectations.filter((e) => e.outcome === 'surfaced').length,
+    ambiguousSurfaced: surfacedAs('AmbiguousSend'),
+    rejectedSurfaced: surfacedAs('SendRejected'),
     ambiguousInjected: facts.ambiguousInjected,
     violations: {
       overlappingSends: facts.overlappingSends,

@@ -47,12 +47,14 @@ describe('chaos verdict', () => {
           e({ text: 'lost' }),
           e({ text: 'twice' }),
           e({ text: 'stuck', outcome: 'stuck' }),
-          e({ text: 'gone', outcome: 'surfaced' }),
+          e({ text: 'gone', outcome: 'surfaced', surfacedAs: 'AmbiguousSend' }),
+          e({ text: 'refused', outcome: 'surfaced', surfacedAs: 'SendRejected' }),
         ],
         botTexts: { a: ['twice', 'twice', 'stuck'] },
       }),
     );
-    expect(v).toMatchObject({ lost: 1, duplicated: 1, stuck: 1, ambiguousSurfaced: 1 });
+    // A reply the handler was told about (either failure) is not lost.
+    expect(v).toMatchObject({ lost: 1, duplicated: 1, stuck: 1, ambiguousSurfaced: 1, rejectedSurfaced: 1 });
     expect(clean(v)).toBe(false);
   });
 

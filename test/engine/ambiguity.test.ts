@@ -1,6 +1,7 @@
 import { temporal } from '@temporalio/proto';
 import { waitFor } from '../support/temporal';
 import { recordHistory } from '../support/histories';
+import { stateQuery } from '../../protocol/messages';
 import { engineSuite, failureTypeOf, type Engine } from './support';
 
 const { PendingActivityState } = temporal.api.enums.v1;
@@ -85,6 +86,37 @@ describe('ambiguous sends', () => {
     // Accepted by the first attempt and again by the retry: the duplicate the caller accepted.
     expect(await engine.sentTexts()).toEqual(['twice is fine', 'twice is fine']);
     expect(await sendRequests(engine)).toBe(2);
+  });
+
+  it('routes an answer quoting a question whose send is being reconciled to the question', async () => {
+    // The chaos run's case: a worker dies while the service holds the question; the service
+    // accepts it, the human answers quoting it, and the next worker reads the answer (and the
+    // question's 'sent' receipt) before it has settled the lost send from those very receipts.
+    const engine = await suite.start({ windowMs: 2000 });
+    const worker = await engine.startWorker();
+    await engine.sim.control.fault({
+      agent: engine.agentKey,
+      endpoint: 'messages',
+      count: 1,
+      fault: { kind: 'slow', delayMs: 4000 },
+    });
+    await engine.human('rquiz');
+    await waitFor('the service to hold the question', async () => {
+      const t = await engine.transcript();
+      return t.counts.requests.messages >= 1;
+    });
+    await worker.kill();
+    await waitFor('the held question to be accepted', async () => (await engine.sentTexts()).length === 1);
+    const [question] = (await engine.transcript()).sent;
+    await engine.human('forty-two', { id: question.id });
+    await engine.startWorker();
+    await waitFor('the answer to reach the question', async () => (await engine.sentTexts()).length >= 2, {
+      timeoutMs: 60_000,
+    });
+    // Exactly the quiz's own reply, and no new handler for the answer.
+    expect(await engine.sentTexts()).toEqual(['What is your answer?', 'answer: forty-two']);
+    const state = await engine.client.workflow.getHandle(engine.agentWorkflowId).query(stateQuery);
+    expect(state.counters.received).toBe(2);
   });
 
   it.each([

@@ -6,6 +6,7 @@
  *   "probe-reconcile <text>" the same, opting in to reconciliation from receipts
  *   "twice <text>"        replies "<text> (1)" and "<text> (2)"
  *   "quiz"                asks a question and replies "answer: <text>" to the answer
+ *   "rquiz"               the same, settling an ambiguous question from receipts
  *   "receipt"             sends "watch me", waits for its 'read' receipt, then sends "seen it"
  *   "slowwait"            waits 2 s for the next message, stays 6 s more, then says what it got
  *   "probe-malformed"     asks the outbox to send a message without a type (fails with its failure type)
@@ -93,8 +94,9 @@ export const onMessage = handleMessages<{ greeting?: string } | undefined>(
       await reply(message, `${twice[1]} (2)`);
       return;
     }
-    if (text === 'quiz') {
-      const answer = await ask('What is your answer?', { replyTo: message });
+    if (text === 'quiz' || text === 'rquiz') {
+      const reconcileAmbiguous = text === 'rquiz';
+      const answer = await ask('What is your answer?', { replyTo: message, reconcileAmbiguous });
       await reply(answer, `answer: ${textOf(answer) ?? answer.type}`);
       return;
     }

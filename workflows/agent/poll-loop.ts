@@ -26,7 +26,7 @@ import type { InboundMessage, RoutedMessage, Status } from '../types';
 import { failureInfo, requestVerdict } from './failure';
 import { pageKind, waitAfterPage } from './poll-budget';
 import { assumeQuietPolls, quietPollingFor, recordQuietPolls, type QuietPollContext } from './quiet-poll';
-import { Router } from './router';
+import { awaitQuotedSend, holdThenRoute, mustHold } from './quote-hold';
 import type { AgentRuntime } from './runtime';
 import { FRESH_RETRY_STATE, retryAfterRejection, type RetryState } from './send-policy';
 import type { SignalTracker } from './signal-tracker';
@@ -119,15 +119,6 @@ function quietContext(rt: AgentRuntime): QuietPollContext {
   };
 }
 
-/** Runs recorded before a quote of a message still being sent waited for its send to settle. */
-const PATCH_QUOTE_WAITS_FOR_SEND = 'amsflow-quote-waits-for-send';
-
-/** `message` quotes an id that is neither a known send of ours nor an inbound message's. */
-function quotesUnsettled(rt: AgentRuntime, message: InboundMessage): boolean {
-  const quoted = Router.quotedId(message);
-  return quoted !== undefined && !rt.ledger.knowsSent(quoted) && !rt.router.waitsFor(quoted);
-}
-
 /** Runs recorded before the even cadence polled again at once after a page with a message. */
 function evenCadence(): boolean {
   return patched('amsflow-even-poll-cadence');
@@ -154,15 +145,17 @@ async function processPage(
   // Every hand-off of the page is issued at once (one workflow task starts all the children);
   // routing decisions are still taken in arrival order, before the first await of each.
   const fresh = rt.cursor.fresh(page.messages);
-  // A reply can quote a message the service accepted before the agent has its send's result (the
-  // send activity's completion not yet processed, a slow answer, a worker lost mid-send): its
-  // waiter is registered only then, so routing now would hand the answer to a new handler. The
-  // page waits for the send in flight to settle (found by the chaos run: an approval's "yes").
-  if (rt.outbox.sending && fresh.some((m) => quotesUnsettled(rt, m)) && patched(PATCH_QUOTE_WAITS_FOR_SEND)) {
-    // (Not past a reconciliation's start: it needs this loop's next poll to decide the send.)
-    await condition(() => rt.outbox.sending === undefined || rt.reconciling > 0);
-  }
-  await Promise.all(fresh.map((message) => route(rt, message, ++rt.inboundSeq)));
+  // A quote of a message whose send result the agent does not have yet waits for it (quote-hold).
+  await awaitQuotedSend(rt, fresh);
+  await Promise.all(
+    fresh.map((message) => {
+      const seq = ++rt.inboundSeq;
+      if (!mustHold(rt, message)) return route(rt, message, seq);
+      // Held in workflow state (continue-as-new waits for it): the page goes on without it.
+      holdThenRoute(rt, message, seq, route).catch(rt.fail);
+      return Promise.resolve();
+    }),
+  );
   for (const message of fresh) {
     // Only now, with the hand-off recorded in history, may the message leave the buffer.
     rt.cursor.dispatched(message.id);

@@ -40,6 +40,12 @@ export class AgentRuntime {
   draining = false;
   /** A page is being handed off; continue-as-new waits for it. */
   processingPage = false;
+  /** Messages held until the send they quote has settled (see quote-hold); continue-as-new waits. */
+  heldQuotes = 0;
+  /** Fails the workflow task visibly: for work the loops start without awaiting it. */
+  fail: (err: unknown) => void = (err) => {
+    throw err;
+  };
   /** Reconciliations waiting for a poll after their fence: polls are not quiet meanwhile. */
   reconciling = 0;
   /** Set while a quiet poll is open: ends it, so that the next poll starts now. */

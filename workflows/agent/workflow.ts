@@ -52,6 +52,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<void> {
     runOutbox(rt, signals, idleTimer).catch(reject);
     runPollLoop(rt, signals, poll).catch(reject);
   });
+  rt.fail = fail;
   const statusDone = runStatusLoop(rt);
   statusDone.catch(fail);
   const watch = <T>(step: Promise<T>): Promise<T> => Promise.race([step, failed]);
@@ -71,6 +72,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<void> {
         !rt.outbox.sending &&
         !rt.outbox.hasUpdateCallers &&
         !rt.processingPage &&
+        rt.heldQuotes === 0 &&
         allHandlersFinished() &&
         signals.size === 0,
     ),
