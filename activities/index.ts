@@ -17,6 +17,7 @@ import {
 } from '../messaging/errors';
 import type { MessagingClient } from '../messaging/client';
 import { flattenPage } from '../messaging/page';
+import { OpenPolls } from './open-polls';
 import { QuietPolling } from './quiet-polling';
 import {
   ActivityFailureTypes as F,
@@ -114,7 +115,77 @@ function sendFailure(err: unknown, startedAt: number): ApplicationFailure {
   return failure(F.sendAmbiguous, message, true, { ...details, reason: 'unexpected' });
 }
 
+/**
+ * The poll activity's requests: one long poll, or with `input.quiet` as many as come back empty
+ * within `quiet.forMs`, paced by the updates window (see quiet-polling.ts). `signal` aborts it
+ * (cancellation, or a newer poll of the same agent on this worker).
+ */
+async function pollPages(
+  client: MessagingClient,
+  ctx: Context,
+  input: PollInput,
+  signal: AbortSignal,
+): Promise<PollOutput> {
+  const quiet = input.quiet
+    ? new QuietPolling(input.quiet, Date.now(), longPollMs(input.timeoutSeconds))
+    : undefined;
+  const quietPolls = () =>
+    quiet && quiet.emptyPollEnds.length > 0 ? { quietPolls: quiet.emptyPollEnds } : {};
+  for (;;) {
+    const startedAt = Date.now();
+    try {
+      const page = await withHeartbeats(
+        client.getUpdates(
+          { offset: input.offset, limit: input.limit, timeout: input.timeoutSeconds },
+          { signal },
+        ),
+      );
+      if (page) {
+        const flat = flattenPage(page);
+        return {
+          status: 'page',
+          nextOffset: flat.nextOffset,
+          messages: flat.messages,
+          statuses: flat.statuses,
+          contacts: flat.contacts,
+          startedAt,
+          ...quietPolls(),
+        };
+      }
+      const decision = quiet?.afterEmptyPoll(Date.now());
+      if (!decision || decision.action === 'return') return { status: 'empty', startedAt, ...quietPolls() };
+      if (decision.afterMs > 0) await withHeartbeats(abortableSleep(decision.afterMs, signal));
+    } catch (err) {
+      if (err instanceof PollReplacedError) return { status: 'replaced', startedAt, ...quietPolls() };
+      // Cancelled (continue-as-new, worker shutdown): report it as such, not as a failure.
+      if (ctx.cancellationSignal.aborted) {
+        throw ctx.cancellationSignal.reason instanceof CancelledFailure
+          ? ctx.cancellationSignal.reason
+          : new CancelledFailure('poll cancelled');
+      }
+      throw requestFailure(err);
+    }
+  }
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason as Error);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason as Error);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
 export function createActivities(registry: ClientRegistry) {
+  const openPolls = new OpenPolls();
   const clientFor = (agentKey: string): MessagingClient => {
     const client = registry.get(agentKey);
     if (!client) {
@@ -127,51 +198,24 @@ export function createActivities(registry: ClientRegistry) {
     /**
      * One long poll, or with `input.quiet` as many as come back empty within `quiet.forMs`, paced
      * by the updates window (see quiet-polling.ts). Heartbeats while waiting; cancelling it
-     * aborts the request (no state changes).
+     * aborts the request (no state changes), and so does a newer poll of the same agent on this
+     * worker (see open-polls.ts).
      */
     async pollUpdates(input: PollInput): Promise<PollOutput> {
       const client = clientFor(input.agentKey);
       const ctx = Context.current();
-      const quiet = input.quiet
-        ? new QuietPolling(input.quiet, Date.now(), longPollMs(input.timeoutSeconds))
-        : undefined;
-      const quietPolls = () =>
-        quiet && quiet.emptyPollEnds.length > 0 ? { quietPolls: quiet.emptyPollEnds } : {};
-      for (;;) {
-        const startedAt = Date.now();
-        try {
-          const page = await withHeartbeats(
-            client.getUpdates(
-              { offset: input.offset, limit: input.limit, timeout: input.timeoutSeconds },
-              { signal: ctx.cancellationSignal },
-            ),
-          );
-          if (page) {
-            const flat = flattenPage(page);
-            return {
-              status: 'page',
-              nextOffset: flat.nextOffset,
-              messages: flat.messages,
-              statuses: flat.statuses,
-              contacts: flat.contacts,
-              startedAt,
-              ...quietPolls(),
-            };
-          }
-          const decision = quiet?.afterEmptyPoll(Date.now());
-          if (!decision || decision.action === 'return')
-            return { status: 'empty', startedAt, ...quietPolls() };
-          if (decision.afterMs > 0) await withHeartbeats(ctx.sleep(decision.afterMs));
-        } catch (err) {
-          if (err instanceof PollReplacedError) return { status: 'replaced', startedAt, ...quietPolls() };
-          // Cancelled (continue-as-new, worker shutdown): report it as such, not as a failure.
-          if (ctx.cancellationSignal.aborted) {
-            throw ctx.cancellationSignal.reason instanceof CancelledFailure
-              ? ctx.cancellationSignal.reason
-              : new CancelledFailure('poll cancelled');
-          }
-          throw requestFailure(err);
+      // An older poll of this agent still open on this worker has outlived its activity: end it.
+      const open = await openPolls.begin(input.agentKey);
+      const signal = AbortSignal.any([ctx.cancellationSignal, open.stale]);
+      try {
+        return await pollPages(client, ctx, input, signal);
+      } catch (err) {
+        if (open.stale.aborted && !ctx.cancellationSignal.aborted) {
+          throw failure(F.stalePoll, (open.stale.reason as Error).message, true);
         }
+        throw err;
+      } finally {
+        open.end();
       }
     },
 

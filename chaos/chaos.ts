@@ -24,11 +24,13 @@ export interface ChaosOptions {
   seed?: number;
   /** Stop writing after this many minutes even if fewer messages were written. */
   minutes?: number;
+  /** Keep the database, transcripts and worker output here (see chaos/stage.ts). */
+  keepDir?: string;
   log?: (line: string) => void;
 }
 
 export interface ChaosResult {
-  options: Required<Omit<ChaosOptions, 'log'>>;
+  options: Required<Omit<ChaosOptions, 'log' | 'keepDir'>>;
   verdict: ChaosVerdict;
   messagesWritten: number;
   sessions: Record<SessionKind, number>;
@@ -59,13 +61,13 @@ function pickKind(random: () => number): SessionKind {
 }
 
 export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
-  const { log = () => undefined, ...given } = input;
+  const { log = () => undefined, keepDir, ...given } = input;
   const options = { agents: 3, workers: 2, windowMs: 6000, faultShare: 0.05, seed: 1, minutes: 60, ...given };
   const stopWritingAt = Date.now() + options.minutes * 60_000;
   const random = seeded(options.seed);
   const started = Date.now();
   const bundle = await prebuildReferenceBundle();
-  const stage = await startStage({ ...options, workflowBundle: bundle.file, log });
+  const stage = await startStage({ ...options, workflowBundle: bundle.file, keepDir, log });
   const faults = startFaults(stage.sim, stage.agents, { share: options.faultShare, random });
   const expectations: Expectation[] = [];
   const approvals: Record<string, number> = {};

@@ -3,6 +3,8 @@
  * chaos run (defaults: 1,000 messages, 20 kills, 2 server restarts, 60 minutes at most), on
  * loopback, printing its progress; then the verdict, written also to docs/RELIABILITY.md with the
  * command that reproduces it. Exits 1 when a loss, duplicate, stuck or violation line is not zero.
+ * With `AMSFLOW_CHAOS_KEEP=<dir>`, the Temporal database, the service's transcripts and request
+ * logs and the workers' output are kept there for a post-mortem.
  */
 import { join } from 'node:path';
 import { runChaos } from './chaos';
@@ -28,6 +30,7 @@ async function main(): Promise<void> {
     restarts: option('restarts', 2),
     minutes: option('minutes', 60),
     seed: option('seed', 1),
+    ...(process.env.AMSFLOW_CHAOS_KEEP ? { keepDir: process.env.AMSFLOW_CHAOS_KEEP } : {}),
     log: (line) => console.log(`[chaos ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}`),
   });
   printChaos(result);

@@ -4,7 +4,7 @@
  * running (`worker/main.ts`), starting a new one whenever one dies or is killed.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -19,6 +19,8 @@ export interface StageOptions {
   workers: number;
   windowMs: number;
   workflowBundle: string;
+  /** Keep the Temporal database, the service's transcripts and the workers' output here. */
+  keepDir?: string;
   log(line: string): void;
 }
 
@@ -38,7 +40,9 @@ export async function startStage(options: StageOptions): Promise<Stage> {
   const binaries = await resolveTemporalBinaries();
   if (binaries.cli.kind !== 'path') throw new Error('chaos: the Temporal CLI is needed on disk');
   const cliPath = binaries.cli.path;
-  const dir = mkdtempSync(join(tmpdir(), 'amsflow-chaos-'));
+  const dir = options.keepDir ?? mkdtempSync(join(tmpdir(), 'amsflow-chaos-'));
+  if (options.keepDir) mkdirSync(dir, { recursive: true });
+  const workerLines: string[] = [];
   const dbFile = join(dir, 'temporal.db');
   const port = await freePort();
   let server: RunningDevServer = await startDevServer({ cliPath, dbFile, port, uiPort: false });
@@ -75,6 +79,7 @@ export async function startStage(options: StageOptions): Promise<Stage> {
           slots[i] = worker;
           void worker.exited.then(() => {
             if (slots[i] === worker) slots[i] = undefined;
+            if (options.keepDir) workerLines.push(`--- worker ${i} exited`, ...worker.output);
           });
         } catch (err) {
           options.log(
@@ -111,8 +116,20 @@ export async function startStage(options: StageOptions): Promise<Stage> {
       await Promise.all(slots.map((w) => (w ? w.stop() : Promise.resolve())));
       await connection.close().catch(() => undefined);
       await server.stop();
+      if (options.keepDir) {
+        const service = await Promise.all(
+          agents.map(async (a) => ({
+            agent: a.id,
+            transcript: await sim.control.transcript({ agent: a.id }),
+            log: await sim.control.log(a.id),
+          })),
+        );
+        writeFileSync(join(dir, 'service.json'), JSON.stringify(service, null, 1));
+        writeFileSync(join(dir, 'workers.log'), workerLines.join('\n'));
+        options.log(`chaos: kept the database, transcripts and worker output in ${dir}`);
+      }
       await sim.close();
-      rmSync(dir, { recursive: true, force: true });
+      if (!options.keepDir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

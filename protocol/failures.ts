@@ -21,6 +21,8 @@ export const ActivityFailureTypes = {
   invalidRequest: 'InvalidRequest',
   /** No client is configured on this worker for the agent key: nothing was sent. */
   unknownAgent: 'UnknownAgent',
+  /** A poll ended because a newer poll of the same agent started on its worker (transient). */
+  stalePoll: 'StalePoll',
 } as const;
 
 /**
