@@ -4,6 +4,7 @@
  * recipient last seen, and the recently dispatched message ids, so a page read again never
  * dispatches a message twice. Pure.
  */
+import type { PollOutput } from '../../activities/types';
 import type { Contact, InboundMessage } from '../types';
 import { BoundedMap } from './bounded-map';
 
@@ -19,7 +20,10 @@ export class PollCursor {
   offset: number;
   firstPollDone: boolean;
   recipient: string | undefined;
-  /** Workflow time at which the last completed poll started (a fence for reconciliation). */
+  /**
+   * Workflow time at which the last poll that read to the end of the stream started: whatever
+   * the service had accepted before then, this agent has seen (a fence for reconciliation).
+   */
   lastPollStartedAt: number;
   private readonly recent: BoundedMap<string, true>;
 
@@ -60,9 +64,12 @@ export class PollCursor {
     this.offset = nextOffset;
   }
 
-  /** A poll that started at `startedAt` completed (page, 204 or 409). */
-  completed(startedAt: number): void {
-    this.lastPollStartedAt = startedAt;
+  /**
+   * A poll that started at `startedAt` completed (page, 204 or 409); `readToEnd` when it showed
+   * everything the service had by then (empty, or a page shorter than the limit).
+   */
+  completed(startedAt: number, readToEnd = true): void {
+    if (readToEnd) this.lastPollStartedAt = startedAt;
     this.firstPollDone = true;
   }
 
@@ -75,4 +82,10 @@ export class PollCursor {
       lastPollStartedAt: this.lastPollStartedAt,
     };
   }
+}
+
+/** Whether a poll's answer shows the whole stream as of the poll's start: empty, or a short page. */
+export function readToEnd(result: PollOutput, pollLimit: number): boolean {
+  if (result.status === 'empty') return true;
+  return result.status === 'page' && result.messages.length + result.statuses.length < pollLimit;
 }

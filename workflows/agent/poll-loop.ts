@@ -24,6 +24,7 @@ import { countHandlerStart } from '../metrics';
 import { EXPIRED_QUESTION_TEXT } from '../text';
 import type { InboundMessage, RoutedMessage, Status } from '../types';
 import { failureInfo, requestVerdict } from './failure';
+import { readToEnd } from './poll-cursor';
 import { pageKind, waitAfterPage } from './poll-budget';
 import { assumeQuietPolls, quietPollingFor, recordQuietPolls, type QuietPollContext } from './quiet-poll';
 import { awaitQuotedSend, holdThenRoute, mustHold } from './quote-hold';
@@ -93,8 +94,10 @@ export async function runPollLoop(
     confirm(rt.requestEnd(result.startedAt));
     if (result.status === 'page') await processPage(rt, signals, result);
     // 204: same offset. 409: a poll that outlived its activity, or another program on the
-    // token; harmless, poll again from the same offset.
-    rt.cursor.completed(pollStartedAt);
+    // token; harmless, poll again from the same offset. Only a poll that read to the end of the
+    // stream can be a reconciliation's fence: a full page may have left the receipt behind, a
+    // 409 read nothing.
+    rt.cursor.completed(pollStartedAt, readToEnd(result, rt.tuning.pollLimit) || !strictFence());
     // Receipts only: settle, so the receipts that follow come in one page, and keep a reserve.
     const kind = pageKind(result);
     const wait =
@@ -103,8 +106,7 @@ export async function runPollLoop(
         : waitAfterPage(kind, rt.windows.updates, rt.now(), rt.tuning, evenCadence());
     if (wait > 0 && settling()) await sleep(wait);
     // A page shorter than the limit left nothing behind: anything newer comes with a wake.
-    const short =
-      result.status !== 'page' || result.messages.length + result.statuses.length < rt.tuning.pollLimit;
+    const short = result.status !== 'page' || readToEnd(result, rt.tuning.pollLimit);
     // (No await at all without idle polling: an extra tick would reorder this run's commands.)
     if (short && rt.tuning.idlePollMs > 0) await idle(rt);
   }
@@ -117,6 +119,11 @@ function quietContext(rt: AgentRuntime): QuietPollContext {
     window: rt.windows.updates,
     fenceWanted: rt.reconciling > 0,
   };
+}
+
+/** Runs recorded before a full page or a 409 could pass a reconciliation's fence. */
+function strictFence(): boolean {
+  return patched('amsflow-fence-reads-to-end');
 }
 
 /** Runs recorded before the even cadence polled again at once after a page with a message. */

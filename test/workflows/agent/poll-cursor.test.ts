@@ -1,4 +1,4 @@
-import { PollCursor } from '../../../workflows/agent/poll-cursor';
+import { PollCursor, readToEnd } from '../../../workflows/agent/poll-cursor';
 import type { InboundMessage } from '../../../workflows/types';
 
 const msg = (id: string, from = 'user:1') =>
@@ -11,6 +11,32 @@ describe('poll cursor', () => {
     cursor.completed(100);
     expect(cursor.timeoutSeconds(25)).toBe(25);
     expect(cursor.lastPollStartedAt).toBe(100);
+  });
+
+  it('moves the reconciliation fence only with a poll that read to the end of the stream', () => {
+    const cursor = new PollCursor(10);
+    cursor.completed(100);
+    // A full page (the receipt may be on the next) or a 409 (nothing read) proves nothing.
+    cursor.completed(200, false);
+    expect(cursor.lastPollStartedAt).toBe(100);
+    expect(cursor.firstPollDone).toBe(true);
+    cursor.completed(300, true);
+    expect(cursor.lastPollStartedAt).toBe(300);
+  });
+
+  it('tells a poll that read to the end of the stream: empty, or a page shorter than the limit', () => {
+    const page = (items: number) => ({
+      status: 'page' as const,
+      nextOffset: items,
+      messages: Array.from({ length: items }, (_, i) => msg(`m${i}`)),
+      statuses: [],
+      contacts: [],
+      startedAt: 0,
+    });
+    expect(readToEnd({ status: 'empty', startedAt: 0 }, 3)).toBe(true);
+    expect(readToEnd(page(2), 3)).toBe(true);
+    expect(readToEnd(page(3), 3)).toBe(false);
+    expect(readToEnd({ status: 'replaced', startedAt: 0 }, 3)).toBe(false);
   });
 
   it('dispatches a message once even when its page is read again', () => {
