@@ -1,7 +1,7 @@
 /**
  * The chaos run: `workers` worker processes for `agents` agents on a Temporal dev server of the
  * run's own; scripted humans write `messages` messages (echo, whole signups, reminders, approvals
- * requested from outside), while the run SIGKILLs a worker after every messages/(kills+1)
+ * requested from outside, photos), while the run SIGKILLs a worker after every messages/(kills+1)
  * messages, restarts the Temporal server `restarts` times on the same data, and the simulator
  * injects faults into about 5 % of the requests. Returns the verdict (chaos/tally.ts) and the
  * figures beside it: recovery after each kill, faults injected, duration.
@@ -57,7 +57,7 @@ function seeded(seed: number): () => number {
 
 function pickKind(random: () => number): SessionKind {
   const r = random();
-  return r < 0.5 ? 'echo' : r < 0.7 ? 'signup' : r < 0.85 ? 'reminder' : 'approval';
+  return r < 0.45 ? 'echo' : r < 0.65 ? 'signup' : r < 0.8 ? 'reminder' : r < 0.92 ? 'approval' : 'media';
 }
 
 export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
@@ -71,7 +71,7 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
   const faults = startFaults(stage.sim, stage.agents, { share: options.faultShare, random });
   const expectations: Expectation[] = [];
   const approvals: Record<string, number> = {};
-  const sessions: Record<SessionKind, number> = { echo: 0, signup: 0, reminder: 0, approval: 0 };
+  const sessions: Record<SessionKind, number> = { echo: 0, signup: 0, reminder: 0, approval: 0, media: 0 };
   const killedAt: number[] = [];
   const restartedAt: number[] = [];
   let written = 0;

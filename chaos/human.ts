@@ -1,7 +1,7 @@
 /**
  * The scripted human of one agent in the chaos run: sessions one after another (an echo, a
  * whole signup, a reminder a few seconds ahead, an approval requested from outside and answered
- * yes), each waiting for the bot's answer before going on, as a person would. Every answer
+ * yes, a photo), each waiting for the bot's answer before going on, as a person would. Every answer
  * waited for becomes an {@link Expectation}: seen, surfaced (its handler was told the reply
  * could not be sent: AmbiguousSend or SendRejected; reported, not lost) or stuck (not there in
  * time).
@@ -11,7 +11,7 @@ import { requestApproval } from '../client/approvals';
 import type { RunningSimulator } from '../simulator';
 import { matches, type Expectation, type SurfacedAs } from './tally';
 
-export type SessionKind = 'echo' | 'signup' | 'reminder' | 'approval';
+export type SessionKind = 'echo' | 'signup' | 'reminder' | 'approval' | 'media';
 
 /** Human messages each kind of session writes. */
 export const MESSAGES_PER_SESSION: Record<SessionKind, number> = {
@@ -19,7 +19,11 @@ export const MESSAGES_PER_SESSION: Record<SessionKind, number> = {
   signup: 3,
   reminder: 1,
   approval: 1,
+  media: 1,
 };
+
+/** The bytes of the photo a media session sends (a PNG header is all the service checks). */
+const PHOTO = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 
 export interface Human {
   agent: string;
@@ -147,6 +151,8 @@ export async function runSession(h: Human, kind: SessionKind, tag: string): Prom
       kind: 'reminder',
       outcome: 'seen',
     });
+  } else if (kind === 'media') {
+    await sendPhoto(h, tag);
   } else {
     const question = `Ship ${tag}?`;
     const handle = await requestApproval(h.client, {
@@ -167,5 +173,47 @@ export async function runSession(h: Human, kind: SessionKind, tag: string): Prom
     await expect(h, { text: `Approved: ${question}`, match: 'exact', kind: 'approval-confirmation' });
     const decision = await Promise.race([handle.result(), sleep(h.stepTimeoutMs).then(() => undefined)]);
     if (decision?.decision === 'approved') h.approvals[tag] = 1;
+  }
+}
+
+/**
+ * A photo with a caption: the reference bot leaves media unanswered, so what is checked is that
+ * the message reached exactly one handler (its workflow id is the message's) that ran to the
+ * end, and that the agent marked it read.
+ */
+async function sendPhoto(h: Human, tag: string): Promise<void> {
+  const { id: mediaId } = await h.sim.control.uploadHumanMedia({
+    bytes: PHOTO,
+    mimeType: 'image/png',
+    filename: `${tag}.png`,
+    agent: h.agent,
+  });
+  h.wrote();
+  const { id } = await h.sim.control.human({
+    agent: h.agent,
+    type: 'image',
+    image: { id: mediaId, caption: `photo ${tag}` },
+  });
+  const e = { text: id, match: 'exact' as const, kind: 'media' as const };
+  const handler = h.client.workflow.getHandle(`agent:${h.agent}:msg:${id}`);
+  const deadline = Date.now() + h.stepTimeoutMs;
+  for (;;) {
+    const status = await handler.describe().then(
+      (d) => d.status.name,
+      () => undefined,
+    );
+    const inbound = (await h.sim.control.transcript({ agent: h.agent })).inbound.find((m) => m.id === id);
+    if (status === 'COMPLETED' && inbound?.markedRead) {
+      h.expectations.push({ ...e, agent: h.agent, outcome: 'seen' });
+      return;
+    }
+    if (Date.now() > deadline) {
+      h.log?.(
+        `chaos: photo ${tag} on ${h.agent}: handler ${status ?? 'not started'}, read ${inbound?.markedRead}`,
+      );
+      h.expectations.push({ ...e, agent: h.agent, outcome: 'stuck' });
+      return;
+    }
+    await sleep(250);
   }
 }

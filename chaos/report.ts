@@ -26,7 +26,7 @@ export function chaosLines(r: ChaosResult): [string, string | number][] {
     ['replies given up after the retries (SendRejected to the handler)', v.rejectedSurfaced],
     ['faults injected that leave a send ambiguous', v.ambiguousInjected],
     ['human messages written', r.messagesWritten],
-    ['sessions (echo / signup / reminder / approval)', Object.values(r.sessions).join(' / ')],
+    ['sessions (echo / signup / reminder / approval / photo)', Object.values(r.sessions).join(' / ')],
     ['worker SIGKILLs', r.kills],
     ['Temporal server restarts', r.restarts],
     [

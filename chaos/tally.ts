@@ -12,7 +12,14 @@ export interface Expectation {
   text: string;
   match: 'exact' | 'prefix' | 'suffix';
   kind:
-    'echo' | 'signup' | 'reminder-confirmation' | 'reminder' | 'approval-question' | 'approval-confirmation';
+    | 'echo'
+    | 'signup'
+    | 'reminder-confirmation'
+    | 'reminder'
+    | 'approval-question'
+    | 'approval-confirmation'
+    /** A photo from the human: `text` is its message id; seen once its handler ran and it was marked read. */
+    | 'media';
   /** `surfaced`: its handler was told the reply could not be sent (reported, not lost). */
   outcome: 'seen' | 'surfaced' | 'stuck';
   /** With `surfaced`: the failure the handler got. */
@@ -84,14 +91,15 @@ export function matches(e: Pick<Expectation, 'text' | 'match'>, text: string): b
 export function tally(facts: ChaosFacts): ChaosVerdict {
   const count = (e: Expectation) => (facts.botTexts[e.agent] ?? []).filter((t) => matches(e, t)).length;
   const reminders = facts.expectations.filter((e) => e.kind === 'reminder');
-  const once = facts.expectations.filter((e) => e.kind !== 'reminder');
+  // (A photo gets no answer: it is checked in the chat itself, so only `stuck` can count it.)
+  const once = facts.expectations.filter((e) => e.kind !== 'reminder' && e.kind !== 'media');
   const approvals = Object.values(facts.approvalsResolved);
   const surfacedAs = (type: SurfacedAs) =>
     facts.expectations.filter((e) => e.outcome === 'surfaced' && e.surfacedAs === type).length;
   return {
     // Expected, not surfaced as unsendable, and never accepted by the service.
     lost: once.filter((e) => e.outcome !== 'surfaced' && count(e) === 0).length,
-    duplicated: facts.expectations.filter((e) => count(e) > 1).length + facts.repeatedQuestions,
+    duplicated: once.concat(reminders).filter((e) => count(e) > 1).length + facts.repeatedQuestions,
     stuck: facts.expectations.filter((e) => e.outcome === 'stuck').length,
     remindersNotFired: reminders.filter((e) => count(e) === 0).length,
     remindersFiredTwice: reminders.filter((e) => count(e) > 1).length,

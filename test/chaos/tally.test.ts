@@ -58,6 +58,13 @@ describe('chaos verdict', () => {
     expect(clean(v)).toBe(false);
   });
 
+  it('counts a photo by its handler, not by a reply: seen is clean, stuck is stuck', () => {
+    const seen = tally(facts({ expectations: [e({ text: 'wamid.1', kind: 'media' })] }));
+    expect(clean(seen)).toBe(true);
+    const stuck = tally(facts({ expectations: [e({ text: 'wamid.2', kind: 'media', outcome: 'stuck' })] }));
+    expect(stuck).toMatchObject({ lost: 0, stuck: 1 });
+  });
+
   it('finds reminders fired 0 or 2 times and approvals resolved twice or never', () => {
     const v = tally(
       facts({
