@@ -88,7 +88,10 @@ describe('ambiguous sends', () => {
     expect(await sendRequests(engine)).toBe(2);
   });
 
-  it('routes an answer quoting a question whose send is being reconciled to the question', async () => {
+  it.each([
+    ['quoting it', true],
+    ['quoting nothing (the next message)', false],
+  ])('routes an answer %s to a question whose send is being reconciled', async (_name, quoting) => {
     // The chaos run's case: a worker dies while the service holds the question; the service
     // accepts it, the human answers quoting it, and the next worker reads the answer (and the
     // question's 'sent' receipt) before it has settled the lost send from those very receipts.
@@ -108,7 +111,7 @@ describe('ambiguous sends', () => {
     await worker.kill();
     await waitFor('the held question to be accepted', async () => (await engine.sentTexts()).length === 1);
     const [question] = (await engine.transcript()).sent;
-    await engine.human('forty-two', { id: question.id });
+    await engine.human('forty-two', quoting ? { id: question.id } : undefined);
     await engine.startWorker();
     await waitFor('the answer to reach the question', async () => (await engine.sentTexts()).length >= 2, {
       timeoutMs: 60_000,

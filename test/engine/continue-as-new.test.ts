@@ -1,8 +1,31 @@
+import type { temporal } from '@temporalio/proto';
 import { sendThroughOutbox, getAgentState } from '../../client/agents';
+import { wakeSignal } from '../../protocol/messages';
 import type { AgentWorkflowInput } from '../../workflows/types';
 import { waitFor } from '../support/temporal';
 import { recordHistory } from '../support/histories';
 import { engineSuite } from './support';
+
+/** The poll activities a run scheduled that had not ended when it closed, and how many were cancelled. */
+function openPollsAtEnd(events: temporal.api.history.v1.IHistoryEvent[]): {
+  stillOpen: number[];
+  cancelled: number;
+} {
+  const polls = new Set<number>();
+  let cancelled = 0;
+  for (const e of events) {
+    const id = Number(e.eventId);
+    if (e.activityTaskScheduledEventAttributes?.activityType?.name === 'pollUpdates') polls.add(id);
+    const ended =
+      e.activityTaskCompletedEventAttributes ??
+      e.activityTaskFailedEventAttributes ??
+      e.activityTaskTimedOutEventAttributes ??
+      e.activityTaskCanceledEventAttributes;
+    if (ended && polls.delete(Number(ended.scheduledEventId)) && e.activityTaskCanceledEventAttributes)
+      cancelled++;
+  }
+  return { stillOpen: [...polls], cancelled };
+}
 
 describe('continue-as-new', () => {
   const suite = engineSuite();
@@ -72,4 +95,50 @@ describe('continue-as-new', () => {
     expect(carried.some((c) => c.replyWaiters.length > 0 && c.nextWaiters.length > 0)).toBe(true);
     await recordHistory(engine.client.workflow.getHandle(engine.agentWorkflowId), 'agent-continued-v2');
   }, 240_000);
+
+  it('ends the open poll before the next run polls: the two never overlap', async () => {
+    const engine = await suite.start({ windowMs: 4000, tuning: { continueAsNewAfterEvents: 100 } });
+    await engine.startWorker();
+    await engine.human('echo before');
+    await waitFor('the reply', async () => (await engine.sentTexts()).length === 1);
+    // An idle agent with its long poll open, and history growing by signals: the runs roll over
+    // while a poll is open.
+    const agent = engine.client.workflow.getHandle(engine.agentWorkflowId);
+    const runs = async () => {
+      let n = 0;
+      for await (const run of engine.client.workflow.list({
+        query: `WorkflowId = '${engine.agentWorkflowId}'`,
+      }))
+        if (run.status.name === 'CONTINUED_AS_NEW') n++;
+      return n;
+    };
+    await waitFor(
+      'three runs to hand over',
+      async () => {
+        for (let i = 0; i < 5; i++) await agent.signal(wakeSignal);
+        return (await runs()) >= 3;
+      },
+      { timeoutMs: 60_000, intervalMs: 300 },
+    );
+    await engine.human('echo after');
+    await waitFor('the reply', async () => (await engine.sentTexts()).length === 2);
+    let handedOver = 0;
+    let pollsCancelled = 0;
+    for await (const run of engine.client.workflow.list({
+      query: `WorkflowId = '${engine.agentWorkflowId}'`,
+    })) {
+      if (run.status.name !== 'CONTINUED_AS_NEW') continue;
+      handedOver++;
+      const history = await engine.client.workflow.getHandle(run.workflowId, run.runId).fetchHistory();
+      const open = openPollsAtEnd(history.events ?? []);
+      // No poll of a run outlives it: the next run's first poll would overlap it.
+      expect(open.stillOpen).toEqual([]);
+      pollsCancelled += open.cancelled;
+    }
+    expect(handedOver).toBeGreaterThanOrEqual(3);
+    // (The case arose: runs handed over with a poll open, and waited for it to end.)
+    expect(pollsCancelled).toBeGreaterThan(0);
+    const polls = (await engine.sim.control.log(engine.agentKey)).filter((e) => e.endpoint === 'updates');
+    expect(polls.filter((e) => e.status === 409)).toEqual([]);
+  }, 180_000);
 });

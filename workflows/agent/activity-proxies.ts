@@ -12,6 +12,11 @@ import type { Tuning } from './tuning';
 
 export interface AgentActivities {
   poll: Pick<Activities, 'pollUpdates'>;
+  /**
+   * The same, its cancellation awaited: continue-as-new waits until the open poll has ended, so
+   * that the next run's first poll never overlaps it (runs recorded before: `poll`).
+   */
+  pollAwaitingCancel: Pick<Activities, 'pollUpdates'>;
   /** The same activity for a quiet poll: a cancelled one is awaited, so that two polls never overlap. */
   quietPoll: Pick<Activities, 'pollUpdates'>;
   send: Pick<Activities, 'sendMessage'>;
@@ -34,6 +39,13 @@ export function agentActivities(queuePrefix: string, tuning: Tuning): AgentActiv
       startToCloseTimeout: `${tuning.pollTimeoutSeconds + 40}s`,
       heartbeatTimeout: pollHeartbeatTimeoutMs(tuning),
       retry: { maximumAttempts: 1 },
+    }),
+    pollAwaitingCancel: proxyActivities<Activities>({
+      taskQueue: activityQueue(queuePrefix, 'updates'),
+      startToCloseTimeout: `${tuning.pollTimeoutSeconds + 40}s`,
+      heartbeatTimeout: pollHeartbeatTimeoutMs(tuning),
+      retry: { maximumAttempts: 1 },
+      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     }),
     quietPoll: proxyActivities<Activities>({
       taskQueue: activityQueue(queuePrefix, 'updates'),

@@ -27,8 +27,8 @@ import { failureInfo, requestVerdict } from './failure';
 import { readToEnd } from './poll-cursor';
 import { pageKind, waitAfterPage } from './poll-budget';
 import { assumeQuietPolls, quietPollingFor, recordQuietPolls, type QuietPollContext } from './quiet-poll';
-import { awaitQuotedSend, holdThenRoute, mustHold } from './quote-hold';
-import type { AgentRuntime } from './runtime';
+import { awaitSendInFlight, holdThenRoute, mustHold } from './quote-hold';
+import { PATCH_CAN_WAITS_FOR_POLL, type AgentRuntime } from './runtime';
 import { FRESH_RETRY_STATE, retryAfterRejection, type RetryState } from './send-policy';
 import type { SignalTracker } from './signal-tracker';
 
@@ -48,6 +48,8 @@ export async function runPollLoop(
   // Runs through draining too (a send being reconciled needs polls); the open poll is cancelled
   // at continue-as-new.
   for (;;) {
+    // Continue-as-new is ending polling: no new poll (see the workflow's hand-over).
+    if (rt.pollEnding) return;
     const confirm = await rt.pace(rt.windows.updates, { notBefore });
     const pollStartedAt = rt.now();
     const timeoutSeconds = rt.cursor.timeoutSeconds(rt.tuning.pollTimeoutSeconds);
@@ -57,7 +59,7 @@ export async function runPollLoop(
       const scope = (handle.scope = new CancellationScope());
       // A reconciliation needs a poll that starts after its fence: a quiet poll gives way.
       if (quiet) rt.endQuietPoll = () => scope.cancel();
-      const acts = quiet ? rt.acts.quietPoll : rt.acts.poll;
+      const acts = quiet ? rt.acts.quietPoll : awaitsCancel() ? rt.acts.pollAwaitingCancel : rt.acts.poll;
       result = await handle.scope.run(() =>
         acts.pollUpdates({
           agentKey: rt.agentKey,
@@ -71,6 +73,8 @@ export async function runPollLoop(
     } catch (err) {
       if (rt.draining && isCancellation(err)) return;
       confirm(rt.requestEnd());
+      // Ended for continue-as-new (cancelled, or timed out on a lost worker): the next run polls.
+      if (rt.pollEnding) return;
       if (quiet) assumeQuietPolls(rt.windows.updates, quiet, pollStartedAt, rt.now());
       if (quiet && isCancellation(err)) continue; // ended for a reconciliation: poll again at once
       rt.noteError('poll', err);
@@ -92,6 +96,8 @@ export async function runPollLoop(
     notBefore = undefined;
     rt.counters.polls += 1 + recordQuietPolls(rt.windows.updates, result.quietPolls);
     confirm(rt.requestEnd(result.startedAt));
+    // Answered before the cancellation reached it: the next run reads the page again.
+    if (rt.pollEnding) return;
     if (result.status === 'page') await processPage(rt, signals, result);
     // 204: same offset. 409: a poll that outlived its activity, or another program on the
     // token; harmless, poll again from the same offset. Only a poll that read to the end of the
@@ -119,6 +125,11 @@ function quietContext(rt: AgentRuntime): QuietPollContext {
     window: rt.windows.updates,
     fenceWanted: rt.reconciling > 0,
   };
+}
+
+/** Runs recorded before continue-as-new waited for a cancelled poll to end. */
+function awaitsCancel(): boolean {
+  return patched(PATCH_CAN_WAITS_FOR_POLL);
 }
 
 /** Runs recorded before a full page or a 409 could pass a reconciliation's fence. */
@@ -153,7 +164,7 @@ async function processPage(
   // routing decisions are still taken in arrival order, before the first await of each.
   const fresh = rt.cursor.fresh(page.messages);
   // A quote of a message whose send result the agent does not have yet waits for it (quote-hold).
-  await awaitQuotedSend(rt, fresh);
+  await awaitSendInFlight(rt, fresh);
   await Promise.all(
     fresh.map((message) => {
       const seq = ++rt.inboundSeq;

@@ -9,7 +9,7 @@ import { agentActivities, type AgentActivities } from './activity-proxies';
 import { composeCarried } from './carried-state';
 import { failureInfo } from './failure';
 import { FirstReplyOrder } from './first-reply-order';
-import { Outbox } from './outbox';
+import { Outbox, type Queued } from './outbox';
 import { PollCursor } from './poll-cursor';
 import { ReceiptLedger } from './receipt-ledger';
 import { Router } from './router';
@@ -17,6 +17,9 @@ import { decide } from './send-policy';
 import { SlidingWindow } from './sliding-window';
 import { StatusQueue } from './status-queue';
 import { resolveTuning, type Tuning } from './tuning';
+
+/** Runs recorded before continue-as-new waited for a cancelled poll to end (poll loop and workflow). */
+export const PATCH_CAN_WAITS_FOR_POLL = 'amsflow-can-waits-for-poll';
 
 export type Windows = Record<'messages' | 'updates' | 'statuses' | 'typing', SlidingWindow>;
 
@@ -38,10 +41,20 @@ export class AgentRuntime {
   lastError: AgentError | undefined;
   /** Continue-as-new has begun: only update callers are served, the status loop stops. */
   draining = false;
+  /**
+   * Continue-as-new is ending the poll loop: the open poll is cancelled and awaited, no new poll
+   * starts and the outbox starts nothing new, so that the next run's first poll overlaps nothing.
+   */
+  pollEnding = false;
   /** A page is being handed off; continue-as-new waits for it. */
   processingPage = false;
-  /** Messages held until the send they quote has settled (see quote-hold); continue-as-new waits. */
-  heldQuotes = 0;
+  /**
+   * The request whose attempt may have reached the service and whose outcome the agent does not
+   * have yet (from the attempt's start until its outcome is settled; cleared by a refusal).
+   */
+  attempting: Queued | undefined;
+  /** Messages held until the send they may answer has settled (see quote-hold); continue-as-new waits. */
+  heldAnswers = 0;
   /** Fails the workflow task visibly: for work the loops start without awaiting it. */
   fail: (err: unknown) => void = (err) => {
     throw err;

@@ -18,7 +18,7 @@ export async function runOutbox(
   signals: SignalTracker,
   idleTimer: boolean,
 ): Promise<never> {
-  const ready = () => rt.outbox.next(rt.order, rt.now(), rt.draining) !== undefined;
+  const ready = () => !rt.pollEnding && rt.outbox.next(rt.order, rt.now(), rt.draining) !== undefined;
   for (;;) {
     // Wakes for a held first-reply turn that expires; idle, it costs no workflow task at all.
     // (`idleTimer`: runs recorded before that rule woke every `orderingGraceMs`.)
@@ -26,13 +26,14 @@ export async function runOutbox(
     if (expiry === undefined) await condition(ready);
     else if (!(await condition(ready, expiry))) continue;
     // Re-evaluated: another coroutine (draining for continue-as-new) may have run since.
-    const req = rt.outbox.next(rt.order, rt.now(), rt.draining);
+    const req = rt.pollEnding ? undefined : rt.outbox.next(rt.order, rt.now(), rt.draining);
     if (!req) continue;
     rt.outbox.start(req);
     reportOutbox(rt);
     const outcome = await sendOne(rt, req);
     rt.outbox.finish(req, outcome);
     settle(rt, signals, req, outcome);
+    rt.attempting = undefined;
     reportOutbox(rt);
   }
 }
@@ -91,6 +92,8 @@ async function sendOne(rt: AgentRuntime, req: Queued): Promise<SendOutcome> {
     if (!stillWanted(rt, req)) return notWaiting(attempts);
     const attemptAt = rt.now();
     retry = { ...retry, attempts: attempts + 1 };
+    // From here the human may see the message before the agent has the result (see quote-hold).
+    rt.attempting = req;
     try {
       const result = await rt.acts.send.sendMessage({
         agentKey: rt.agentKey,
@@ -107,6 +110,8 @@ async function sendOne(rt: AgentRuntime, req: Queued): Promise<SendOutcome> {
       confirm(rt.requestEnd(info.details?.startedAt));
       rt.noteError('send', err);
       const verdict = sendVerdict(info);
+      // Refused, not sent: nothing the human could have seen (an ambiguous attempt stays).
+      if (verdict.kind !== 'ambiguous') rt.attempting = undefined;
       if (verdict.kind === 'final')
         return { ok: false, type: verdict.type, message: info.message, attempts: retry.attempts };
       const max = rt.tuning.maxSendAttempts;

@@ -23,7 +23,7 @@ import {
 } from '../../protocol/messages';
 import type { AgentStateView, AgentWorkflowInput, SendRequest } from '../types';
 import { runPollLoop, route, type PollHandle } from './poll-loop';
-import { AgentRuntime } from './runtime';
+import { AgentRuntime, PATCH_CAN_WAITS_FOR_POLL } from './runtime';
 import { notifyRequester, runOutbox } from './send-loop';
 import { invalidRequestOutcome, sendRequestProblem } from './send-request';
 import { SignalTracker } from './signal-tracker';
@@ -47,10 +47,12 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<void> {
   // rejecting unhandled while the others go on.
   // (Started in this order: the order of their first commands is part of recorded histories.)
   let fail: (err: unknown) => void = () => undefined;
+  let pollDone: Promise<void> = Promise.resolve();
   const failed = new Promise<never>((_, reject) => {
     fail = reject;
     runOutbox(rt, signals, idleTimer).catch(reject);
-    runPollLoop(rt, signals, poll).catch(reject);
+    pollDone = runPollLoop(rt, signals, poll);
+    pollDone.catch(reject);
   });
   rt.fail = fail;
   const statusDone = runStatusLoop(rt);
@@ -66,17 +68,27 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<void> {
   );
   rt.draining = true;
   await watch(statusDone);
-  await watch(
-    condition(
-      () =>
-        !rt.outbox.sending &&
-        !rt.outbox.hasUpdateCallers &&
-        !rt.processingPage &&
-        rt.heldQuotes === 0 &&
-        allHandlersFinished() &&
-        signals.size === 0,
-    ),
-  );
+  const drained = () =>
+    !rt.outbox.sending &&
+    !rt.outbox.hasUpdateCallers &&
+    !rt.processingPage &&
+    rt.heldAnswers === 0 &&
+    allHandlersFinished() &&
+    signals.size === 0;
+  for (;;) {
+    await watch(condition(drained));
+    if (!poll.scope || !patched(PATCH_CAN_WAITS_FOR_POLL)) break;
+    // The open poll ends before the next run's first poll starts: two at once would cost the
+    // older a 409 (a concurrent poll). Its worker learns of the cancellation by its heartbeat.
+    rt.pollEnding = true;
+    poll.scope.cancel();
+    await watch(pollDone);
+    if (drained()) break;
+    // Work came meanwhile (an update caller): poll again, and drain that first.
+    rt.pollEnding = false;
+    pollDone = runPollLoop(rt, signals, poll);
+    pollDone.catch(fail);
+  }
   poll.scope?.cancel();
   await continueAsNew<typeof agentWorkflow>({ ...input, carried: rt.collect() });
 }
