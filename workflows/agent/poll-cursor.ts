@@ -14,6 +14,8 @@ export interface CursorState {
   recipient?: string;
   recentInbound: string[];
   lastPollStartedAt: number;
+  /** Workflow time before which no poll may start (after a refused or failed poll). */
+  retryAt?: number;
 }
 
 export class PollCursor {
@@ -25,6 +27,8 @@ export class PollCursor {
    * the service had accepted before then, this agent has seen (a fence for reconciliation).
    */
   lastPollStartedAt: number;
+  /** Workflow time before which no poll may start: a 429's Retry-After or a backoff, carried. */
+  retryAt: number | undefined;
   private readonly recent: BoundedMap<string, true>;
 
   constructor(recentKept: number, carried?: Partial<CursorState>, recipient?: string) {
@@ -32,6 +36,7 @@ export class PollCursor {
     this.firstPollDone = carried?.firstPollDone ?? false;
     this.recipient = carried?.recipient ?? recipient;
     this.lastPollStartedAt = carried?.lastPollStartedAt ?? 0;
+    this.retryAt = carried?.retryAt;
     this.recent = new BoundedMap(
       recentKept,
       (carried?.recentInbound ?? []).map((id) => [id, true] as const),
@@ -80,6 +85,7 @@ export class PollCursor {
       recipient: this.recipient,
       recentInbound: [...this.recent.keys()],
       lastPollStartedAt: this.lastPollStartedAt,
+      ...(this.retryAt === undefined ? {} : { retryAt: this.retryAt }),
     };
   }
 }

@@ -44,7 +44,8 @@ export async function runPollLoop(
 ): Promise<void> {
   let failures = 0;
   let retry: RetryState = FRESH_RETRY_STATE;
-  let notBefore: number | undefined;
+  // A retry time carried from the previous run (a poll refused just before continue-as-new).
+  let notBefore: number | undefined = rt.cursor.retryAt;
   // Runs through draining too (a send being reconciled needs polls); the open poll is cancelled
   // at continue-as-new.
   for (;;) {
@@ -73,8 +74,6 @@ export async function runPollLoop(
     } catch (err) {
       if (rt.draining && isCancellation(err)) return;
       confirm(rt.requestEnd());
-      // Ended for continue-as-new (cancelled, or timed out on a lost worker): the next run polls.
-      if (rt.pollEnding) return;
       if (quiet) assumeQuietPolls(rt.windows.updates, quiet, pollStartedAt, rt.now());
       if (quiet && isCancellation(err)) continue; // ended for a reconciliation: poll again at once
       rt.noteError('poll', err);
@@ -86,6 +85,10 @@ export async function runPollLoop(
       } else {
         notBefore = rt.now() + Math.min(60_000, 1000 * 2 ** Math.min(failures++, 6));
       }
+      // Carried: a run that continues as new now must not poll sooner than this one may.
+      rt.cursor.retryAt = notBefore;
+      // Ended for continue-as-new (cancelled, or timed out on a lost worker): the next run polls.
+      if (rt.pollEnding) return;
       continue;
     } finally {
       handle.scope = undefined;
@@ -93,7 +96,7 @@ export async function runPollLoop(
     }
     failures = 0;
     retry = FRESH_RETRY_STATE;
-    notBefore = undefined;
+    notBefore = rt.cursor.retryAt = undefined;
     rt.counters.polls += 1 + recordQuietPolls(rt.windows.updates, result.quietPolls);
     confirm(rt.requestEnd(result.startedAt));
     // Answered before the cancellation reached it: the next run reads the page again.

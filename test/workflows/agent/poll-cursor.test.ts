@@ -63,6 +63,15 @@ describe('poll cursor', () => {
     expect(cursor.recipient).toBe('user:3');
   });
 
+  it('carries a poll retry time to the next run, and nothing once a poll succeeded', () => {
+    const cursor = new PollCursor(2);
+    cursor.retryAt = 1234;
+    const next = new PollCursor(2, cursor.snapshot());
+    expect(next.retryAt).toBe(1234);
+    next.retryAt = undefined;
+    expect(next.snapshot()).not.toHaveProperty('retryAt');
+  });
+
   it('carries its state, the recent ids trimmed to their bound', () => {
     const cursor = new PollCursor(2, {
       offset: 5,
