@@ -27,7 +27,7 @@ import { failureInfo, requestVerdict } from './failure';
 import { readToEnd } from './poll-cursor';
 import { pageKind, waitAfterPage } from './poll-budget';
 import { assumeQuietPolls, quietPollingFor, recordQuietPolls, type QuietPollContext } from './quiet-poll';
-import { awaitSendInFlight, holdThenRoute, mustHold } from './quote-hold';
+import { holdThenRoute, mustHold, sendInFlightWait } from './quote-hold';
 import { PATCH_CAN_WAITS_FOR_POLL, type AgentRuntime } from './runtime';
 import { FRESH_RETRY_STATE, retryAfterRejection, type RetryState } from './send-policy';
 import type { SignalTracker } from './signal-tracker';
@@ -166,8 +166,9 @@ async function processPage(
   // Every hand-off of the page is issued at once (one workflow task starts all the children);
   // routing decisions are still taken in arrival order, before the first await of each.
   const fresh = rt.cursor.fresh(page.messages);
-  // A quote of a message whose send result the agent does not have yet waits for it (quote-hold).
-  await awaitSendInFlight(rt, fresh);
+  // An answer to a message whose send result the agent does not have yet waits for it (quote-hold).
+  const sendWait = sendInFlightWait(rt, fresh);
+  if (sendWait) await sendWait;
   await Promise.all(
     fresh.map((message) => {
       const seq = ++rt.inboundSeq;

@@ -58,16 +58,20 @@ function viewOf(rt: AgentRuntime): QuoteView {
   };
 }
 
-/** Before a page is routed: waits for the send in flight if a message of the page may answer it. */
-export async function awaitSendInFlight(rt: AgentRuntime, fresh: InboundMessage[]): Promise<void> {
+/**
+ * Before a page is routed: the wait for the send in flight if a message of the page may answer
+ * it, else undefined. (Not a promise when there is nothing to wait for: an extra await would move
+ * the page's commands after other loops' and break the replay of recorded runs.)
+ */
+export function sendInFlightWait(rt: AgentRuntime, fresh: InboundMessage[]): Promise<void> | undefined {
   const view = viewOf(rt);
-  if (!view.sending) return;
+  if (!view.sending) return undefined;
   const quote = fresh.some((m) => quotesUnsettled(view, m)) && patched(PATCH_QUOTE_WAITS_FOR_SEND);
   const next =
     !quote && fresh.some((m) => mayAnswerQuestion(view, m)) && patched(PATCH_NEXT_WAITS_FOR_QUESTION);
-  if (!quote && !next) return;
+  if (!quote && !next) return undefined;
   // (Not past a reconciliation's start: it needs this loop's next poll to decide the send.)
-  await condition(() => rt.attempting === undefined || rt.reconciling > 0);
+  return condition(() => rt.attempting === undefined || rt.reconciling > 0);
 }
 
 /** Whether `message` must be held: it may answer a send that is being reconciled. */
