@@ -10,6 +10,24 @@ async function sendRequests(engine: Engine): Promise<number> {
   return (await engine.sim.control.log(engine.agentKey)).filter((e) => e.endpoint === 'messages').length;
 }
 
+/** The service holds the agent's next send for 4 s, then accepts it (whoever is still there). */
+async function holdNextSend(engine: Engine): Promise<void> {
+  await engine.sim.control.fault({
+    agent: engine.agentKey,
+    endpoint: 'messages',
+    count: 1,
+    fault: { kind: 'slow', delayMs: 4000 },
+  });
+}
+
+/** Until the held send has reached the service (a busy machine may take a while to send it). */
+async function untilServiceHolds(engine: Engine): Promise<void> {
+  await waitFor(
+    'the service to hold the send',
+    async () => (await engine.transcript()).counts.requests.messages >= 1,
+  );
+}
+
 describe('ambiguous sends', () => {
   const suite = engineSuite();
 
@@ -41,12 +59,7 @@ describe('ambiguous sends', () => {
     const engine = await suite.start({ windowMs: 2000 });
     const worker = await engine.startWorker();
     // The service holds the request for 4 s, then accepts it (the connection is gone by then).
-    await engine.sim.control.fault({
-      agent: engine.agentKey,
-      endpoint: 'messages',
-      count: 1,
-      fault: { kind: 'slow', delayMs: 4000 },
-    });
+    await holdNextSend(engine);
     const id = await engine.human('probe sent while dying');
     const agent = engine.client.workflow.getHandle(engine.agentWorkflowId);
     await waitFor('the send activity to be running', async () => {
@@ -58,10 +71,7 @@ describe('ambiguous sends', () => {
       );
     });
     // ...and its request held by the service (a busy machine may take a while to send it).
-    await waitFor('the service to hold the send', async () => {
-      const t = await engine.sim.control.transcript({ agent: engine.agentKey });
-      return t.counts.requests.messages >= 1;
-    });
+    await untilServiceHolds(engine);
     await worker.kill();
     await engine.startWorker();
     expect(await failureTypeOf(engine, id)).toBe('AmbiguousSend');
@@ -97,17 +107,9 @@ describe('ambiguous sends', () => {
     // question's 'sent' receipt) before it has settled the lost send from those very receipts.
     const engine = await suite.start({ windowMs: 2000 });
     const worker = await engine.startWorker();
-    await engine.sim.control.fault({
-      agent: engine.agentKey,
-      endpoint: 'messages',
-      count: 1,
-      fault: { kind: 'slow', delayMs: 4000 },
-    });
+    await holdNextSend(engine);
     await engine.human('rquiz');
-    await waitFor('the service to hold the question', async () => {
-      const t = await engine.transcript();
-      return t.counts.requests.messages >= 1;
-    });
+    await untilServiceHolds(engine);
     await worker.kill();
     await waitFor('the held question to be accepted', async () => (await engine.sentTexts()).length === 1);
     const [question] = (await engine.transcript()).sent;

@@ -9,6 +9,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Payload, PayloadCodec } from '@temporalio/common';
+import { z } from 'zod';
 
 /** Options of {@link startCodecServer}. */
 export interface CodecServerOptions {
@@ -39,10 +40,14 @@ export interface CodecServer {
 }
 
 /** The protocol's JSON form of a payload: metadata values and data in base64. */
-interface JsonPayload {
-  metadata?: Record<string, string>;
-  data?: string;
-}
+const JsonPayloadSchema = z.object({
+  metadata: z.record(z.string()).optional(),
+  data: z.string().optional(),
+});
+type JsonPayload = z.infer<typeof JsonPayloadSchema>;
+
+/** A request body: `{ "payloads": [...] }`. */
+const PayloadListSchema = z.object({ payloads: z.array(JsonPayloadSchema) });
 
 const fromJson = (p: JsonPayload): Payload => ({
   metadata: Object.fromEntries(
@@ -57,21 +62,6 @@ const toJson = (p: Payload): JsonPayload => ({
   ),
   data: Buffer.from(p.data ?? []).toString('base64'),
 });
-
-function isPayloadList(body: unknown): body is { payloads: JsonPayload[] } {
-  if (typeof body !== 'object' || body === null) return false;
-  const payloads = (body as { payloads?: unknown }).payloads;
-  return (
-    Array.isArray(payloads) &&
-    payloads.every(
-      (p: unknown) =>
-        typeof p === 'object' &&
-        p !== null &&
-        ((p as JsonPayload).data === undefined || typeof (p as JsonPayload).data === 'string') &&
-        Object.values((p as JsonPayload).metadata ?? {}).every((v) => typeof v === 'string'),
-    )
-  );
-}
 
 async function readBody(req: IncomingMessage): Promise<string | undefined> {
   const chunks: Buffer[] = [];
@@ -119,8 +109,9 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
     } catch {
       return json(400, { error: 'the body is not JSON' });
     }
-    if (!isPayloadList(body)) return json(400, { error: 'expected { "payloads": [...] }' });
-    const payloads = body.payloads.map(fromJson);
+    const list = PayloadListSchema.safeParse(body);
+    if (!list.success) return json(400, { error: 'expected { "payloads": [...] }' });
+    const payloads = list.data.payloads.map(fromJson);
     try {
       const done =
         operation === 'encode' ? await options.codec.encode(payloads) : await options.codec.decode(payloads);
