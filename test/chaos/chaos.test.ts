@@ -1,8 +1,8 @@
 /**
  * The reduced chaos run (the full one is `npm run chaos`): 2 worker processes for 3 agents,
- * about 150 human messages (echo, signups, reminders, approvals), 5 worker SIGKILLs, one restart
- * of the Temporal server on the same data, about 5 % of requests faulted. Every loss, duplicate,
- * stuck and protocol-violation line is zero.
+ * about 150 human messages (echo, signups, reminders, approvals, photos), 5 worker SIGKILLs, one
+ * restart of the Temporal server on the same data, about 5 % of requests faulted. Every loss,
+ * duplicate, stuck and protocol-violation line is zero.
  */
 import { runChaos } from '../../chaos/chaos';
 import { chaosLines } from '../../chaos/report';
