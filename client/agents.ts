@@ -104,3 +104,29 @@ export async function getAgentState(client: Client, agentKey: string): Promise<A
     throw err;
   }
 }
+
+/**
+ * How the command line says that agent `agentKey` is not running (`amsflow state`, and every
+ * command that needs the agent): `status` is the status of its ended workflow, if it has one.
+ */
+export function agentNotRunningMessage(agentKey: string, status?: string): string {
+  const id = agentWorkflowId(agentKey);
+  return status === undefined
+    ? `agent "${agentKey}" is not running (no workflow ${id})`
+    : `agent "${agentKey}" is not running (its workflow ${id} is ${status})`;
+}
+
+/**
+ * Why agent `agentKey` cannot take work (see {@link agentNotRunningMessage}), or undefined when its
+ * workflow runs. One describe call; nothing is started or signalled.
+ */
+export async function agentNotRunning(client: Client, agentKey: string): Promise<string | undefined> {
+  checkAgentKey(agentKey);
+  try {
+    const { status } = await client.workflow.getHandle(agentWorkflowId(agentKey)).describe();
+    return status.name === 'RUNNING' ? undefined : agentNotRunningMessage(agentKey, status.name);
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return agentNotRunningMessage(agentKey);
+    throw err;
+  }
+}

@@ -12,22 +12,27 @@ import {
   startCodecServer,
 } from '../worker/codec';
 
-/** The options `codec-server` takes (and no other command does). */
-export const CODEC_SERVER_OPTIONS = ['port', 'host', 'origin'];
+/** Why `--port` is not a port, or undefined. */
+export function portProblem(port: string | undefined): string | undefined {
+  if (port === undefined || (/^\d{1,5}$/.test(port) && Number(port) <= 65535)) return undefined;
+  return 'codec-server: --port must be a port (0 to 65535)';
+}
 
-/** Why `codec-server <rest>` is malformed, or undefined. */
-export function codecServerProblem(
-  rest: string[],
-  given: string[],
-  port: string | undefined,
-): string | undefined {
-  if (rest.length > 0) return `codec-server: unexpected argument "${rest[0]}"`;
-  const extra = given.find((o) => o !== 'help' && !CODEC_SERVER_OPTIONS.includes(o));
-  if (extra) return `codec-server does not take --${extra}`;
-  if (port !== undefined && !/^\d{1,5}$/.test(port))
-    return 'codec-server: --port must be a port (0 to 65535)';
-  if (port !== undefined && Number(port) > 65535) return 'codec-server: --port must be a port (0 to 65535)';
-  return undefined;
+/**
+ * Why `origin` is not what a browser sends in its Origin header (`scheme://host[:port]`, no path,
+ * no trailing slash), or undefined: such an origin would never match, and the UI would fail
+ * silently.
+ */
+export function originProblem(origin: string): string | undefined {
+  let url: URL | undefined;
+  try {
+    url = new URL(origin);
+  } catch {
+    url = undefined;
+  }
+  if (url && /^https?:$/.test(url.protocol) && url.origin === origin) return undefined;
+  const hint = url && /^https?:$/.test(url.protocol) ? ` (did you mean ${url.origin}?)` : '';
+  return `codec-server: --origin ${JSON.stringify(origin)} is not an origin such as https://ui.example:8233${hint}`;
 }
 
 /**

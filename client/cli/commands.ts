@@ -1,0 +1,18 @@
+/**
+ * The commands of `amsflow`, in the order `--help` lists them. A new command is one entry here
+ * (a {@link CommandSpec} made with `command()`, or a {@link GroupSpec} of subcommands).
+ */
+import { ensureCommand, sendCommand, stateCommand } from './agent-commands';
+import { approvalGroup } from './approval-commands';
+import { codecServerCommand } from './codec-server-command';
+import { conversationsGroup } from './conversation-commands';
+import type { Entry } from './spec';
+
+export const COMMANDS: readonly Entry[] = [
+  ensureCommand,
+  sendCommand,
+  stateCommand,
+  conversationsGroup,
+  approvalGroup,
+  codecServerCommand,
+];

@@ -1,0 +1,126 @@
+/**
+ * How every command of the command line reaches Temporal: the address from `TEMPORAL_ADDRESS`,
+ * a short deadline (`AMSFLOW_CONNECT_TIMEOUT`, default 2 s; the SDK's own is 10 s and its error,
+ * "Failed to connect before the deadline", names no address), an early failure when nothing
+ * listens there, and one message that names the address, where it came from and why.
+ */
+import { Socket } from 'node:net';
+import { Connection } from '@temporalio/client';
+import { DurationFormatError, formatDuration, parseDuration } from '../durations';
+import { UsageError } from './spec';
+
+export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
+export const DEFAULT_CONNECT_TIMEOUT_MS = 2_000;
+
+/** Where to connect and for how long. */
+export interface TemporalTarget {
+  /** `host:port` as the SDK takes it. */
+  address: string;
+  host: string;
+  port: number;
+  /** Whether `TEMPORAL_ADDRESS` gave it (otherwise the default). */
+  fromEnv: boolean;
+  timeoutMs: number;
+}
+
+/** Temporal could not be reached: the message names the address and `TEMPORAL_ADDRESS`. */
+export class TemporalUnreachableError extends Error {
+  constructor(
+    readonly address: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'TemporalUnreachableError';
+  }
+}
+
+const HOST_PORT = /^(?:\[(?<v6>[0-9a-fA-F:.]+)\]|(?<host>[^\s:/[\]]+))(?::(?<port>\d{1,5}))?$/;
+
+/** The target from the environment; throws {@link UsageError} for a malformed address or timeout. */
+export function temporalTarget(env: NodeJS.ProcessEnv): TemporalTarget {
+  const given = env.TEMPORAL_ADDRESS;
+  const address = given ?? DEFAULT_TEMPORAL_ADDRESS;
+  const match = HOST_PORT.exec(address);
+  const port = Number(match?.groups?.port ?? 7233);
+  if (!match?.groups || port < 1 || port > 65535)
+    throw new UsageError(
+      `TEMPORAL_ADDRESS ${JSON.stringify(address)} is not host:port (e.g. 127.0.0.1:7233, no scheme)`,
+    );
+  const host = match.groups.v6 ?? match.groups.host;
+  let timeoutMs = DEFAULT_CONNECT_TIMEOUT_MS;
+  if (env.AMSFLOW_CONNECT_TIMEOUT !== undefined) {
+    try {
+      timeoutMs = parseDuration(env.AMSFLOW_CONNECT_TIMEOUT);
+    } catch (err) {
+      if (!(err instanceof DurationFormatError)) throw err;
+      throw new UsageError(`AMSFLOW_CONNECT_TIMEOUT: ${err.message}`);
+    }
+    if (timeoutMs <= 0) throw new UsageError('AMSFLOW_CONNECT_TIMEOUT must be longer than 0');
+  }
+  const full = match.groups.port === undefined ? `${address}:${port}` : address;
+  return { address: full, host, port, fromEnv: given !== undefined, timeoutMs };
+}
+
+/** The message for a target that could not be reached, for `reason`. */
+export function unreachableMessage(target: TemporalTarget, reason: string): string {
+  const where = target.fromEnv
+    ? `${target.address} (TEMPORAL_ADDRESS)`
+    : `${target.address} (the default; TEMPORAL_ADDRESS is not set)`;
+  return (
+    `cannot reach Temporal at ${where}: ${reason}. ` +
+    'Is the server running (npm start runs one)? Set TEMPORAL_ADDRESS to its host:port.'
+  );
+}
+
+/**
+ * A connection to the target, or {@link TemporalUnreachableError}: at once when a plain TCP
+ * connection is refused (or the host is not found), else when the timeout passes. Without a
+ * proxy variable only: through a proxy, a direct connection says nothing about the real one.
+ */
+export async function connectTemporal(target: TemporalTarget, env: NodeJS.ProcessEnv): Promise<Connection> {
+  const connection = Connection.lazy({ address: target.address, connectTimeout: target.timeoutMs });
+  const proxied = PROXY_VARIABLES.some((name) => env[name] || env[name.toUpperCase()]);
+  const refused: Promise<string> = proxied
+    ? new Promise(() => undefined)
+    : diagnose(target.host, target.port, target.timeoutMs).then((why) => why ?? new Promise(() => undefined));
+  let reason: string;
+  try {
+    const early = await Promise.race([connection.ensureConnected().then(() => undefined), refused]);
+    if (early === undefined) return connection;
+    reason = early;
+  } catch (err) {
+    const message = (err as Error).message;
+    reason = `no answer from a Temporal frontend within ${formatDuration(target.timeoutMs)}`;
+    if (!/before the deadline/.test(message)) reason += ` (${message})`;
+  }
+  await connection.close().catch(() => undefined);
+  throw new TemporalUnreachableError(target.address, unreachableMessage(target, reason));
+}
+
+const PROXY_VARIABLES = ['grpc_proxy', 'https_proxy', 'http_proxy'];
+
+/**
+ * Why a plain TCP connection to host:port fails (connection refused, host not found...), or
+ * undefined when it opens or does not answer in time (then Temporal itself did not answer).
+ */
+export function diagnose(host: string, port: number, ms: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const socket = new Socket();
+    const done = (why: string | undefined) => {
+      socket.destroy();
+      resolve(why);
+    };
+    socket.setTimeout(ms, () => done(undefined));
+    socket.once('connect', () => done(undefined));
+    socket.once('error', (err: NodeJS.ErrnoException) => done(SOCKET_ERRORS[err.code ?? ''] ?? err.message));
+    socket.connect(port, host);
+  });
+}
+
+const SOCKET_ERRORS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused (nothing listens there)',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host not found (name resolution failed)',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+};
