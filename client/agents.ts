@@ -116,17 +116,24 @@ export function agentNotRunningMessage(agentKey: string, status?: string): strin
     : `agent "${agentKey}" is not running (its workflow ${id} is ${status})`;
 }
 
-/**
- * Why agent `agentKey` cannot take work (see {@link agentNotRunningMessage}), or undefined when its
- * workflow runs. One describe call; nothing is started or signalled.
- */
-export async function agentNotRunning(client: Client, agentKey: string): Promise<string | undefined> {
+/** What {@link agentRunning} found. */
+export interface AgentRunning {
+  /** Why the agent cannot take work (see {@link agentNotRunningMessage}); undefined when its workflow runs. */
+  problem?: string;
+  /** The task queue of its workflow, when it has one. */
+  taskQueue?: string;
+}
+
+/** Whether agent `agentKey`'s workflow runs, and on which task queue. One describe call; nothing is started or signalled. */
+export async function agentRunning(client: Client, agentKey: string): Promise<AgentRunning> {
   checkAgentKey(agentKey);
   try {
-    const { status } = await client.workflow.getHandle(agentWorkflowId(agentKey)).describe();
-    return status.name === 'RUNNING' ? undefined : agentNotRunningMessage(agentKey, status.name);
+    const { status, taskQueue } = await client.workflow.getHandle(agentWorkflowId(agentKey)).describe();
+    return status.name === 'RUNNING'
+      ? { taskQueue }
+      : { problem: agentNotRunningMessage(agentKey, status.name), taskQueue };
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return agentNotRunningMessage(agentKey);
+    if (err instanceof WorkflowNotFoundError) return { problem: agentNotRunningMessage(agentKey) };
     throw err;
   }
 }

@@ -41,8 +41,11 @@ export async function main(
       if (client) return client;
       // Checked before connecting: bad keys or a malformed address contact nothing (exit 2).
       const dataConverter = dataConverterFromEnv(env);
-      connection = await connectTemporal(temporalTarget(env), env);
-      client = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE ?? 'default', dataConverter });
+      const target = temporalTarget(env);
+      connection = await connectTemporal(target, env);
+      const namespace = env.TEMPORAL_NAMESPACE ?? 'default';
+      await checkNamespace(connection, namespace, target.address);
+      client = new Client({ connection, namespace, dataConverter });
       return client;
     },
   };
@@ -52,6 +55,22 @@ export async function main(
     return reported(err, resolution.path);
   } finally {
     await connection?.close();
+  }
+}
+
+/** gRPC's status code for something that does not exist. */
+const GRPC_NOT_FOUND = 5;
+
+/** Fails the command when the namespace does not exist (otherwise every call fails with a bare "Namespace not found"). */
+async function checkNamespace(connection: Connection, namespace: string, address: string): Promise<void> {
+  try {
+    await connection.workflowService.describeNamespace({ namespace });
+  } catch (err) {
+    // Only a definite no: a server that may not describe namespaces to this caller is let through.
+    if ((err as { code?: unknown }).code === GRPC_NOT_FOUND)
+      throw new CommandFailure(
+        `namespace "${namespace}" does not exist on the Temporal at ${address} (TEMPORAL_NAMESPACE${namespace === 'default' ? ' is not set' : ''})`,
+      );
   }
 }
 

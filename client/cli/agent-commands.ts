@@ -1,16 +1,44 @@
 /** `amsflow ensure`, `send` and `state`: the agent's workflow from outside. */
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { agentWorkflowId } from '../../protocol/ids';
 import { textMessage } from '../../workflows/builders';
 import {
-  agentNotRunning,
   agentNotRunningMessage,
+  agentRunning,
   ensureAgent,
   getAgentState,
   sendThroughOutbox,
 } from '../agents';
 import { agentOption, taskQueue } from './options';
 import { command, CommandFailure } from './spec';
+
+/** How long `state` waits for the agent's answer (only a worker answers a query). */
+const STATE_QUERY_TIMEOUT_MS = 10_000;
+
+/** After this long without an outcome, `send` says what it waits for. */
+const SEND_NOTE_AFTER_MS = 10_000;
+
+function waitingNote(agentKey: string, queue: string | undefined): string {
+  return (
+    `amsflow send: still waiting for agent "${agentKey}" to send (is a worker running on task queue ` +
+    `"${queue ?? '?'}"?); it is sent once one runs the agent. Ctrl-C stops waiting, not the send.`
+  );
+}
+
+/** Why the state query of a running agent failed, for an operator. */
+async function unanswered(client: Client, agentKey: string, err: unknown): Promise<string> {
+  const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
+  if ((cause as { code?: unknown }).code !== GRPC_DEADLINE_EXCEEDED)
+    return `agent "${agentKey}": the state query failed: ${cause instanceof Error ? cause.message : String(cause)}`;
+  const { taskQueue } = await agentRunning(client, agentKey).catch(() => ({ taskQueue: undefined }));
+  return (
+    `agent "${agentKey}" did not answer the state query within ${STATE_QUERY_TIMEOUT_MS / 1000} s: ` +
+    `is a worker running on task queue "${taskQueue ?? '?'}"?`
+  );
+}
+
+/** gRPC's status code for a call that ran out of time. */
+const GRPC_DEADLINE_EXCEEDED = 4;
 
 export const ensureCommand = command({
   name: 'ensure',
@@ -59,9 +87,12 @@ export const sendCommand = command({
   async run({ values, args, temporal }) {
     const client = await temporal();
     const agentKey = values.agent!;
-    const notRunning = await agentNotRunning(client, agentKey);
-    if (notRunning) throw new CommandFailure(notRunning);
+    const agent = await agentRunning(client, agentKey);
+    if (agent.problem) throw new CommandFailure(agent.problem);
     let outcome;
+    // A send waits for the outcome, however long the outbox takes; without a worker that is
+    // forever, so say what it is waiting for (it is sent once a worker runs the agent).
+    const note = setTimeout(() => console.error(waitingNote(agentKey, agent.taskQueue)), SEND_NOTE_AFTER_MS);
     try {
       outcome = await sendThroughOutbox(
         client,
@@ -73,9 +104,11 @@ export const sendCommand = command({
       // It ended between the check and the send.
       if (err instanceof WorkflowNotFoundError)
         throw new CommandFailure(
-          (await agentNotRunning(client, agentKey)) ?? agentNotRunningMessage(agentKey),
+          (await agentRunning(client, agentKey)).problem ?? agentNotRunningMessage(agentKey),
         );
       throw err;
+    } finally {
+      clearTimeout(note);
     }
     console.log(JSON.stringify(outcome));
     return outcome.ok ? 0 : 1;
@@ -85,11 +118,19 @@ export const sendCommand = command({
 export const stateCommand = command({
   name: 'state',
   summary: "the agent's state as JSON: offset, queue, waiters, counters, last error",
-  description: 'Exit 1 when the agent has no workflow.',
+  description: 'Exit 1 when the agent has no workflow, or no worker answers within 10 s.',
   options: { agent: agentOption },
   async run({ values, temporal }) {
     const agentKey = values.agent!;
-    const state = await getAgentState(await temporal(), agentKey);
+    const client = await temporal();
+    let state;
+    try {
+      state = await client.withDeadline(Date.now() + STATE_QUERY_TIMEOUT_MS, () =>
+        getAgentState(client, agentKey),
+      );
+    } catch (err) {
+      throw new CommandFailure(await unanswered(client, agentKey, err));
+    }
     if (!state) throw new CommandFailure(agentNotRunningMessage(agentKey));
     console.log(JSON.stringify(state, null, 2));
     return 0;

@@ -1,7 +1,7 @@
 /** `amsflow approval request|list|cancel`: approvals asked from outside. */
 import type { Client } from '@temporalio/client';
 import type { ApprovalDecision } from '../../workflows/approval-types';
-import { agentNotRunning } from '../agents';
+import { agentRunning } from '../agents';
 import {
   ApprovalError,
   approvalIdProblem,
@@ -115,8 +115,8 @@ const request = command({
     reported(values.json, async () => {
       const client = await temporal();
       const input = inputOf(values);
-      const notRunning = await agentNotRunning(client, input.agentKey);
-      if (notRunning) throw new CommandFailure(notRunning);
+      const agent = await agentRunning(client, input.agentKey);
+      if (agent.problem) throw new CommandFailure(agent.problem);
       const handle = await requestApproval(client, {
         agentKey: input.agentKey,
         id: input.id,

@@ -194,6 +194,38 @@ describe('what was asked did not happen: exit 1', () => {
     expect(await exists(`approval:${agent}:r1`)).toBe(false);
   });
 
+  it('state of an agent that no worker runs: a clear failure within 10 s naming its task queue', async () => {
+    const agent = `idle-${randomUUID().slice(0, 8)}`;
+    const handle = await client.workflow.start('agentWorkflow', {
+      workflowId: `agent:${agent}`,
+      taskQueue,
+      args: [],
+    });
+    try {
+      const started = Date.now();
+      const state = await run(['state', '--agent', agent], env);
+      expect(Date.now() - started).toBeLessThan(15_000);
+      expect(state).toEqual({
+        code: 1,
+        out: '',
+        err: `agent "${agent}" did not answer the state query within 10 s: is a worker running on task queue "${taskQueue}"?`,
+      });
+    } finally {
+      await handle.terminate('test over');
+    }
+  }, 30_000);
+
+  it('a namespace that does not exist: named, with TEMPORAL_NAMESPACE', async () => {
+    const { code, err } = await run(['approval', 'list'], {
+      ...env,
+      TEMPORAL_NAMESPACE: 'no-such-namespace',
+    });
+    expect(code).toBe(1);
+    expect(err).toBe(
+      `namespace "no-such-namespace" does not exist on the Temporal at ${devServerAddress()} (TEMPORAL_NAMESPACE)`,
+    );
+  });
+
   it('approval cancel that has not taken effect within 10 s (no worker runs the approval): exit 1', async () => {
     const agent = `quiet-${randomUUID().slice(0, 8)}`;
     const workflowId = `approval:${agent}:c1`;
