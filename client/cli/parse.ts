@@ -35,6 +35,10 @@ function alternatives(names: string[]): string {
   return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
 }
 
+/**
+ * What `argv` asks of `table`: help (exit 0), a usage problem (exit 2, with every usage line), or
+ * the command to run with its options (defaults applied) and arguments, checked.
+ */
 export function resolve(table: readonly Entry[], argv: string[], env: NodeJS.ProcessEnv): Resolution {
   const problem = (text: string): Resolution => ({
     kind: 'print',
