@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
  * The `amsflow` command line (`npm run amsflow -- <command>`):
+ *   amsflow init <dir> / setup / start [<bot>]         a bot project of its own (client/project-commands.ts)
  *   amsflow ensure [--agent <key>]                    start the agent's workflow unless it runs
  *   amsflow send <text> [--agent <key>] [--reply-to <message id>] [--request-id <id>] [--retry-ambiguous]
  *   amsflow state [--agent <key>]                     the agent's state as JSON
@@ -55,6 +56,7 @@ import {
   type ApprovalListing,
 } from './approvals';
 import { runCodecServer, codecServerProblem, CODEC_SERVER_OPTIONS } from './codec-server';
+import { isProjectCommand, PROJECT_USAGE, runProjectCommand } from './project-commands';
 import { textMessage } from '../workflows/builders';
 import { dataConverterFromEnv, EncryptionKeysError } from '../worker/codec';
 import type { ApprovalDecision, ApprovalInput } from '../workflows/approval-types';
@@ -62,6 +64,7 @@ import { agentKeyProblem, agentWorkflowId } from '../protocol/ids';
 import { DEFAULT_TASK_QUEUE } from '../protocol/queues';
 
 const USAGE = `usage:
+${PROJECT_USAGE}
   amsflow ensure [--agent <key>]
   amsflow send <text> [--agent <key>] [--reply-to <message id>] [--request-id <id>] [--retry-ambiguous]
   amsflow state [--agent <key>]
@@ -178,6 +181,7 @@ function listingLine(l: ConversationListing): string {
 
 /** Runs the command line `argv` (without node and the script); resolves to the exit code. */
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  if (isProjectCommand(argv)) return runProjectCommand(argv, env);
   let parsed;
   try {
     parsed = parseArgs({
