@@ -102,7 +102,7 @@ export function packageName(dir: string): string {
   const name = basename(resolve(dir))
     .toLowerCase()
     .replace(/[^a-z0-9._~-]+/g, '-')
-    .replace(/^[._-]+/, '');
+    .replace(/^[._-]+|-+$/g, '');
   return name.slice(0, 214) || 'my-bot';
 }
 
