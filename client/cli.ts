@@ -64,7 +64,6 @@ import { agentKeyProblem, agentWorkflowId } from '../protocol/ids';
 import { DEFAULT_TASK_QUEUE } from '../protocol/queues';
 
 const USAGE = `usage:
-${PROJECT_USAGE}
   amsflow ensure [--agent <key>]
   amsflow send <text> [--agent <key>] [--reply-to <message id>] [--request-id <id>] [--retry-ambiguous]
   amsflow state [--agent <key>]
@@ -75,6 +74,7 @@ ${PROJECT_USAGE}
   amsflow approval list [--agent <key>] [--json]
   amsflow approval cancel <id> [--agent <key>] [--reason <text>] [--json]
   amsflow codec-server [--port 8888] [--host 127.0.0.1] [--origin <Temporal UI origin>]...
+${PROJECT_USAGE}
 durations: 1500ms, 15s, 10m, 2h, 3d`;
 
 /** Options of each `conversations` subcommand, and how many positionals (the workflow id) it takes. */
