@@ -10,7 +10,7 @@
  * same code. A webpack plugin reads the bot module's exports from the module graph (webpack's own
  * static analysis), so a missing handler is found at bundling time, before anything runs.
  */
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
@@ -96,13 +96,15 @@ interface ProbeCompilation {
 
 /** A webpack plugin that records which names the module at `file` exports, once modules are built. */
 function exportsProbe(file: string, found: (provided: ProvidedExports) => void) {
+  // webpack names a module by its real path (it resolves symbolic links).
+  const files = [file, realpathSync(file)];
   return {
     apply(compiler: ProbeCompiler) {
       compiler.hooks.compilation.tap('amsflow-exports-probe', (compilation) => {
         // `seal` comes after `finishModules`, where webpack flags every module's exports.
         compilation.hooks.seal.tap('amsflow-exports-probe', () => {
           for (const module of compilation.modules) {
-            if (module.resource !== file) continue;
+            if (!files.includes(module.resource ?? '')) continue;
             const provided = compilation.moduleGraph.getExportsInfo(module).getProvidedExports();
             found(Array.isArray(provided) ? provided : 'unknown');
           }

@@ -3,7 +3,7 @@
  * (worker/bot-bundle.ts), and a module without the handler the agents start is refused before
  * anything starts, by the worker (`runAmsflow`) as by `bundleBot`, naming the file and the handler.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as api from '../../workflows';
 import {
@@ -90,6 +90,12 @@ describe('bundleBot', () => {
     await expect(refused).rejects.toBeInstanceOf(BotModuleError);
     await expect(refused).rejects.toThrow(`${shown} exports no workflow 'onMessage'`);
     await expect(refused).rejects.toThrow(/it exports (GREETING, onMsg|onMsg, GREETING)$/);
+  });
+
+  it('refuses it named through a symbolic link too (webpack knows modules by their real path)', async () => {
+    const link = join(dir, 'linked-bot.ts');
+    symlinkSync(NO_HANDLER, link);
+    await expect(bundleBot({ workflowsPath: link })).rejects.toThrow("exports no workflow 'onMessage'");
   });
 
   it('checks the handler type asked for, and a module that is not there', async () => {
