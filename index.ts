@@ -48,6 +48,8 @@ export { textMessage, mediaMessage } from './workflows/builders';
 
 // Running workers
 export { runAmsflow, queueCeiling, type RunningAmsflow } from './worker/run';
+// A bot's workflow bundle with amsflow's own workflows (what the worker builds; for AMSFLOW_WORKFLOW_BUNDLE)
+export { bundleBot, BotModuleError, ENGINE_WORKFLOWS, type BundleBotOptions } from './worker/bot-bundle';
 export { loadConfig, ConfigError, type WorkerConfig, type AgentConfig } from './worker/config';
 export { startDevServer, freePort, PortInUseError } from './worker/dev-server';
 export type { DevServerOptions, RunningDevServer } from './worker/dev-server';

@@ -13,7 +13,7 @@
 import { execFileSync } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
-import { join, resolve } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 
 /** Pinned versions; bump them together with a test run. */
 export const PINS = {
@@ -47,7 +47,19 @@ export class ToolsUnavailableError extends Error {
 }
 
 export const projectRoot = resolve(__dirname, '..');
-export const toolsDir = join(projectRoot, '.amsflow', 'tools');
+
+/**
+ * Where the binaries go: `.amsflow/tools` in this repository, or, for an installed amsflow
+ * (`<project>/node_modules/amsflow/dist`), in the project that installed it, so that they
+ * survive a reinstall of the package and stay out of node_modules.
+ */
+export function toolsDirFor(root: string): string {
+  const parts = root.split(sep);
+  const modules = parts.lastIndexOf('node_modules');
+  return join(modules > 0 ? parts.slice(0, modules).join(sep) : root, '.amsflow', 'tools');
+}
+
+export const toolsDir = toolsDirFor(projectRoot);
 
 /** Where each route installs, below one tools folder. */
 interface ToolPaths {
@@ -195,7 +207,7 @@ export interface ResolveOptions {
   install?: boolean;
   /** Progress lines (installs only; a resolved, installed setup prints nothing). Default stderr. */
   log?: (line: string) => void;
-  /** Where installs go. Default `.amsflow/tools` in the project. */
+  /** Where installs go. Default `.amsflow/tools` in the project ({@link toolsDirFor}). */
   toolsDir?: string;
   /** Where `TEMPORAL_CLI_PATH` / `TEMPORAL_TEST_SERVER_PATH` are read. Default `process.env`. */
   env?: NodeJS.ProcessEnv;

@@ -26,7 +26,7 @@ import { wakeSignal } from '../protocol/messages';
 import { QUEUE_SUFFIX, activityQueue, type Endpoint } from '../protocol/queues';
 import { resolveTemporalBinaries } from '../scripts/temporal-binaries';
 import { startSimulator, type RunningSimulator } from '../simulator';
-import { workflowBundlerOptions } from '../worker/bundling';
+import { bundleBot } from '../worker/bot-bundle';
 import type { AgentTuning } from '../workflows/types';
 import { describeMatcher, matches, toBotMessage, type BotMessage, type Matcher } from './bot-messages';
 import { ServerClock } from './server-clock';
@@ -40,7 +40,7 @@ export interface HumanInput {
 }
 
 export interface BotTestEnvOptions {
-  /** Path of your workflow module: it exports `agentWorkflow` and your handler (`onMessage`). */
+  /** Path of your bot module: it exports your handler (`onMessage`); amsflow's own workflows are added. */
   workflows: string;
   /** Use the time-skipping test server (`skip` jumps). Default true; false uses the dev server. */
   timeSkipping?: boolean;
@@ -95,9 +95,11 @@ const bundles = new Map<string, Promise<{ code: string }>>();
 async function bundleOnce(workflowsPath: string): Promise<{ code: string }> {
   let found = bundles.get(workflowsPath);
   if (!found) {
-    const { bundleWorkflowCode } = await import('@temporalio/worker');
-    found = bundleWorkflowCode({ workflowsPath, ...workflowBundlerOptions(), logger: quiet });
+    // The bot with amsflow's own workflows; refused (naming the file) without an onMessage.
+    found = bundleBot({ workflowsPath, logger: quiet });
     bundles.set(workflowsPath, found);
+    // A refused module is refused again on the next call, not cached as a rejection.
+    found.catch(() => bundles.delete(workflowsPath));
   }
   return found;
 }

@@ -17,7 +17,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, write
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type Activities } from '../activities';
 import { createScheduleActivities } from '../activities/schedules';
 import { ensureAgent } from '../client/agents';
@@ -27,7 +27,7 @@ import { resolveTemporalBinaries } from '../scripts/temporal-binaries';
 import { SimulatorStateError, startSimulator, type RestoredState, type RunningSimulator } from '../simulator';
 import { activityQueue, type Endpoint } from '../protocol/queues';
 import type { WorkerConfig } from './config';
-import { workflowBundlerOptions } from './bundling';
+import { bundleBot, DEFAULT_HANDLER_WORKFLOW_TYPE } from './bot-bundle';
 import { dataConverterFor } from './codec';
 import { claimablePort, PortInUseError, startDevServer, type RunningDevServer } from './dev-server';
 import { Observability } from './observability';
@@ -184,6 +184,17 @@ export async function runAmsflow(
   try {
     if (!observability) cleanups.push(() => obs.close());
     await obs.start();
+    // The bot with amsflow's own workflows, first: a module without its handler starts nothing.
+    const workflowBundle = config.workflowBundlePath
+      ? { codePath: config.workflowBundlePath }
+      : await bundleBot({
+          workflowsPath: config.workflowsPath,
+          handlers: [
+            ...new Set(config.agents.map((a) => a.handlerWorkflowType ?? DEFAULT_HANDLER_WORKFLOW_TYPE)),
+          ],
+          failureConverterPath: dataConverterFor(config.encryptionKeys)?.failureConverterPath,
+          logger: Runtime.instance().logger,
+        });
     const usesDataDir = !config.temporalAddress || config.embeddedSimulator;
     if (usesDataDir) {
       const release = lockDataDir(config.dataDir);
@@ -300,9 +311,7 @@ export async function runAmsflow(
           ...createScheduleActivities(client, { taskQueue: config.taskQueue, timeZone: config.timeZone }),
           ...(config.activitiesPath ? await loadBotActivities(config.activitiesPath) : {}),
         },
-        ...(config.workflowBundlePath
-          ? { workflowBundle: { codePath: config.workflowBundlePath } }
-          : { workflowsPath: config.workflowsPath, bundlerOptions: workflowBundlerOptions() }),
+        workflowBundle,
       }),
     ];
     for (const queue of ENDPOINT_QUEUES) {

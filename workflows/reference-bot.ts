@@ -6,8 +6,8 @@
  *   remind me in <n> <unit> / at <HH:MM> / every day at <HH:MM> to <text>, reminders,
  *   cancel reminder <n>   reminders in the human's time zone (`AMSFLOW_TIMEZONE`)
  *   help         the commands; anything else gets them too
- * Approvals requested from outside (`amsflow approval request`) are answered in the same chat:
- * the bundle exports `approvalWorkflow` and `remindersWorkflow` beside `agentWorkflow`.
+ * Approvals requested from outside (`amsflow approval request`) are answered in the same chat
+ * (the worker and the test harness bundle amsflow's own workflows with any bot module).
  * This module is the default workflow bundle of the worker (`AMSFLOW_WORKFLOWS`).
  */
 import {
@@ -26,6 +26,8 @@ import {
   type PromptResult,
 } from './index';
 
+// Not needed by the worker or the harness; kept for bundles prebuilt with plain
+// `bundleWorkflowCode` (AMSFLOW_WORKFLOW_BUNDLE, as in the cluster's tests and the benchmark).
 export { agentWorkflow, approvalWorkflow, remindersWorkflow } from './index';
 
 /** The bot's commands, as the help text and `npm start`'s banner list them. */

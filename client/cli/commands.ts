@@ -6,6 +6,7 @@ import { ensureCommand, sendCommand, stateCommand } from './agent-commands';
 import { approvalGroup } from './approval-commands';
 import { codecServerCommand } from './codec-server-command';
 import { conversationsGroup } from './conversation-commands';
+import { initCommand, setupCommand, startCommand } from './project-commands';
 import type { Entry } from './spec';
 
 export const COMMANDS: readonly Entry[] = [
@@ -15,4 +16,7 @@ export const COMMANDS: readonly Entry[] = [
   conversationsGroup,
   approvalGroup,
   codecServerCommand,
+  initCommand,
+  setupCommand,
+  startCommand,
 ];

@@ -14,7 +14,7 @@ export function usageLine(path: string, spec: CommandSpec): string {
   const options = Object.entries(spec.options);
   const parts = [
     `amsflow ${path}`,
-    ...(spec.positionals ?? []).map((p) => `<${p.name}>`),
+    ...(spec.positionals ?? []).map((p) => (p.optional ? `[<${p.name}>]` : `<${p.name}>`)),
     ...options.filter(([, o]) => o.required).map(([n, o]) => optionUsage(n, o)),
     ...options.filter(([, o]) => !o.required).map(([n, o]) => optionUsage(n, o)),
   ];

@@ -97,7 +97,7 @@ function lineProblem(
   const positionals = command.positionals ?? [];
   const variadic = positionals.some((p) => p.variadic);
   const missing = positionals[args.length];
-  if (missing) return `${path} needs ${missing.what}`;
+  if (missing && !missing.optional) return `${path} needs ${missing.what}`;
   if (!variadic && args.length > positionals.length)
     return `${path}: unexpected argument "${args[positionals.length]}"`;
   const required = Object.entries(command.options).find(([n, o]) => o.required && values[n] === undefined);

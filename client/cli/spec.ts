@@ -32,6 +32,8 @@ export interface PositionalSpec {
   readonly description: string;
   /** Takes every remaining argument (joined with spaces by the command). */
   readonly variadic?: boolean;
+  /** May be left out (the last positional only). */
+  readonly optional?: boolean;
 }
 
 export type OptionSpecs = Readonly<Record<string, OptionSpec>>;

@@ -1,7 +1,6 @@
 // A weekday standup reminder: "standup at 09:30" sets it, "stop standup" cancels it.
 import { cancelSchedule, describeReminder, handleMessages, listSchedules, reply } from 'amsflow/workflows';
 import { scheduleRecurring, textOf } from 'amsflow/workflows';
-export { agentWorkflow, remindersWorkflow } from 'amsflow/workflows';
 
 const TEXT = 'Standup in 5 minutes';
 const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri'] as const;

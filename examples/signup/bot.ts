@@ -1,7 +1,6 @@
 // A signup conversation: name, then email (re-asked until valid), nudges, cancel, help.
 import { z } from 'zod';
 import { handleMessages, nameConversation, prompt, reply, sendText, textOf } from 'amsflow/workflows';
-export { agentWorkflow } from 'amsflow/workflows';
 
 const HELP = 'Write signup to register. While I wait for an answer, cancel stops.';
 const wait = { timeout: '3 days', nudge: { after: '1 day', max: 2 } } as const;

@@ -37,8 +37,8 @@ const NEEDS_TEMPORAL: Record<string, string[]> = {
   'approval cancel': ['approval', 'cancel', 'x1'],
 };
 
-/** Commands that contact no Temporal server (`init` scaffolds a project, on another branch). */
-const LOCAL_ONLY = ['codec-server', 'init'];
+/** Commands that contact no Temporal server (the project commands scaffold, install and start). */
+const LOCAL_ONLY = ['codec-server', 'init', 'setup', 'start'];
 
 describe('no Temporal reachable', () => {
   it('the sample covers every command that needs Temporal', () => {

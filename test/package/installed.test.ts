@@ -12,54 +12,14 @@
  * The consumer's dependencies are `file:` links to this project's node_modules, so the install
  * needs neither the registry nor the npm cache (`--offline`), and takes about a second.
  */
-import { execFileSync, spawn, type ChildProcess, type ExecFileSyncOptions } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve, sep } from 'node:path';
+import { join, sep } from 'node:path';
 import { startSimulator, type RunningSimulator } from '../../simulator';
 import { connectDevServer, devServerAddress, uniqueTaskQueue, waitFor } from '../support/temporal';
-
-const root = resolve(__dirname, '..', '..');
-const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-  name: string;
-  dependencies: Record<string, string>;
-  exports: Record<string, string | { types: string; default: string }>;
-  bin: Record<string, string>;
-  scripts: Record<string, string>;
-};
-
-/**
- * The environment for npm and node children: without the npm_* variables of an enclosing
- * `npm test` (its lifecycle, package fields and config), so they behave as run by hand.
- */
-function cleanEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
-}
-
-function run(command: string, args: string[], options: ExecFileSyncOptions): string {
-  try {
-    return execFileSync(command, args, {
-      env: cleanEnv(),
-      encoding: 'utf8',
-      stdio: 'pipe',
-      ...options,
-    }) as string;
-  } catch (err) {
-    const e = err as { message: string; stdout?: string; stderr?: string };
-    throw new Error(
-      `${command} ${args.join(' ')} failed: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`,
-    );
-  }
-}
+import { cleanEnv, installConsumer, manifest, packProject, root, run } from './support';
 
 /** The bot of the README's "Writing a bot" section, as written: the first ts block after it. */
 function readmeBot(): string {
@@ -194,40 +154,14 @@ describe('amsflow as an installed package', () => {
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'amsflow-package-'));
-    const packDir = join(dir, 'pack');
-    mkdirSync(packDir);
     // The real command, prepack included: it removes dist/ and builds it afresh.
-    run('npm', ['pack', '--pack-destination', packDir], { cwd: root });
-    const packed = readdirSync(packDir).filter((f) => f.endsWith('.tgz'));
-    expect(packed).toHaveLength(1);
-    tarball = join(packDir, packed[0]);
+    tarball = packProject(dir);
     entries = run('tar', ['-tzf', tarball], {})
       .split('\n')
       .filter(Boolean)
       .map((e) => e.replace(/^package\//, ''));
-
-    consumer = join(dir, 'consumer');
-    mkdirSync(consumer);
-    const link = (name: string) => `file:${join(root, 'node_modules', name)}`;
-    const dependencies = Object.fromEntries(Object.keys(manifest.dependencies).map((n) => [n, link(n)]));
-    // Not amsflow's dependencies: a consumer's own, for its types and for amsflow/testing.
-    const devDependencies = {
-      '@types/node': link('@types/node'),
-      '@temporalio/testing': link('@temporalio/testing'),
-    };
-    writeFileSync(
-      join(consumer, 'package.json'),
-      JSON.stringify(
-        { name: 'consumer', version: '1.0.0', private: true, dependencies, devDependencies },
-        null,
-        2,
-      ),
-    );
-    // Install scripts off: the links would run their packages' own `prepare`. amsflow's
-    // postinstall is run on its own below.
-    run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball], {
-      cwd: consumer,
-    });
+    // amsflow's postinstall is run on its own below.
+    consumer = installConsumer(dir, tarball);
     installed = join(consumer, 'node_modules', manifest.name);
     writeFileSync(join(consumer, 'bot.ts'), readmeBot());
     writeFileSync(join(consumer, 'app.ts'), APP);
