@@ -4,6 +4,7 @@
  * the token never enters workflow arguments or history.
  */
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
+import { ApplicationFailureCategory } from '@temporalio/common';
 import {
   AmbiguousSendError,
   ApiError,
@@ -67,6 +68,20 @@ function failure(
 }
 
 /**
+ * A final refusal (a bad token, a 4xx): the agent workflow stops and logs it once, so the SDK's
+ * per-attempt WARN line (with a stack) is demoted to debug (`BENIGN`).
+ */
+function refusal(type: string, message: string, details: unknown): ApplicationFailure {
+  return ApplicationFailure.create({
+    type,
+    message,
+    nonRetryable: true,
+    details: [details],
+    category: ApplicationFailureCategory.BENIGN,
+  });
+}
+
+/**
  * Maps a non-send failure. 429 and 503 mean "not done, try later": the workflow waits out
  * Retry-After (in the details) or its ladder; bad tokens and bad requests stop.
  */
@@ -75,10 +90,10 @@ function requestFailure(err: unknown): unknown {
     return failure(F.rateLimited, err.message, true, { status: 429, retryAfterMs: err.retryAfterMs });
   }
   if (err instanceof NotAcceptedError) return failure(F.rateLimited, err.message, true, { status: 503 });
-  if (err instanceof AuthError) return failure(F.unauthorized, err.message, true);
+  if (err instanceof AuthError) return refusal(F.unauthorized, err.message, { status: err.status });
   if (err instanceof ValidationError) return failure(F.invalidRequest, err.message, true);
   if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 409) {
-    return failure(F.invalidRequest, err.message, true, { status: err.status, errorCode: err.errorCode });
+    return refusal(F.invalidRequest, err.message, { status: err.status, errorCode: err.errorCode });
   }
   return err;
 }
@@ -99,7 +114,10 @@ function sendFailure(err: unknown, startedAt: number): ApplicationFailure {
   if (err instanceof TransportError && err.reason === 'connect') {
     return failure(F.sendRejected, message, true, { ...details, status: 0, reason: 'connect' });
   }
-  if (err instanceof AuthError || (err instanceof ApiError && err.status === 403)) {
+  if (err instanceof AuthError) {
+    return refusal(F.sendUnauthorized, message, { ...details, status: err.status, tokenRefused: true });
+  }
+  if (err instanceof ApiError && err.status === 403) {
     return failure(F.sendUnauthorized, message, true, { ...details, status: err.status });
   }
   if (err instanceof ValidationError) return failure(F.sendInvalid, message, true, details);

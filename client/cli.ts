@@ -4,6 +4,7 @@
  *   amsflow ensure [--agent <key>]                    start the agent's workflow unless it runs
  *   amsflow send <text> [--agent <key>] [--reply-to <message id>] [--request-id <id>] [--retry-ambiguous]
  *   amsflow state [--agent <key>]                     the agent's state as JSON
+ *   amsflow agent resume [<key>]                      resume an agent stopped by a refused token (client/agent-resume.ts)
  *   amsflow conversations list [--agent <key>] [--all] [--json]
  *                                                     the agent's running conversations: name, step, waiting since
  *   amsflow conversations show <workflow id>          a conversation's state and status as JSON
@@ -36,6 +37,7 @@
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
+import { agentCommand } from './agent-resume';
 import { ensureAgent, getAgentState, sendThroughOutbox } from './agents';
 import {
   cancelConversation,
@@ -65,6 +67,7 @@ const USAGE = `usage:
   amsflow ensure [--agent <key>]
   amsflow send <text> [--agent <key>] [--reply-to <message id>] [--request-id <id>] [--retry-ambiguous]
   amsflow state [--agent <key>]
+  amsflow agent resume [<key>]
   amsflow conversations list [--agent <key>] [--all] [--json]
   amsflow conversations show <workflow id>
   amsflow conversations cancel <workflow id> [--reason <text>]
@@ -178,6 +181,7 @@ function listingLine(l: ConversationListing): string {
 
 /** Runs the command line `argv` (without node and the script); resolves to the exit code. */
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  if (argv[0] === 'agent') return agentCommand(argv.slice(1), env);
   let parsed;
   try {
     parsed = parseArgs({

@@ -23,11 +23,13 @@ import { textMessage } from '../builders';
 import { countHandlerStart } from '../metrics';
 import { EXPIRED_QUESTION_TEXT } from '../text';
 import type { InboundMessage, RoutedMessage, Status } from '../types';
-import { failureInfo, requestVerdict } from './failure';
+import { failureInfo, isWorkerShutdown, requestVerdict } from './failure';
 import { readToEnd } from './poll-cursor';
 import { pageKind, waitAfterPage } from './poll-budget';
 import { assumeQuietPolls, quietPollingFor, recordQuietPolls, type QuietPollContext } from './quiet-poll';
 import { holdThenRoute, mustHold, sendInFlightWait } from './quote-hold';
+import { expectPoll, untilResumed } from './poll-health';
+import { refusalOf } from './refusal';
 import { PATCH_CAN_WAITS_FOR_POLL, type AgentRuntime } from './runtime';
 import { FRESH_RETRY_STATE, retryAfterRejection, type RetryState } from './send-policy';
 import type { SignalTracker } from './signal-tracker';
@@ -51,10 +53,19 @@ export async function runPollLoop(
   for (;;) {
     // Continue-as-new is ending polling: no new poll (see the workflow's hand-over).
     if (rt.pollEnding) return;
+    if (rt.refusal) {
+      // Stopped by a final refusal: no poll until resumed (refusal.ts), then at once.
+      if (!(await untilResumed(rt))) return;
+      failures = 0;
+      retry = FRESH_RETRY_STATE;
+      notBefore = rt.cursor.retryAt = undefined;
+    }
+    expectPoll(rt, 'paced', notBefore);
     const confirm = await rt.pace(rt.windows.updates, { notBefore });
     const pollStartedAt = rt.now();
     const timeoutSeconds = rt.cursor.timeoutSeconds(rt.tuning.pollTimeoutSeconds);
     const quiet = timeoutSeconds > 0 ? quietPollingFor(quietContext(rt)) : undefined;
+    expectPoll(rt, quiet ? 'quiet' : 'long');
     let result: PollOutput;
     try {
       const scope = (handle.scope = new CancellationScope());
@@ -76,8 +87,17 @@ export async function runPollLoop(
       confirm(rt.requestEnd());
       if (quiet) assumeQuietPolls(rt.windows.updates, quiet, pollStartedAt, rt.now());
       if (quiet && isCancellation(err)) continue; // ended for a reconciliation: poll again at once
-      rt.noteError('poll', err);
-      const verdict = requestVerdict(failureInfo(err));
+      rt.pollEndedAt = rt.now();
+      const info = failureInfo(err);
+      // A poll a worker's graceful shutdown ended is no error: the next worker polls again.
+      if (!isWorkerShutdown(info)) rt.noteError('poll', err);
+      const refusal = refusalOf(rt.agentKey, 'poll', info, new Date(rt.now()).toISOString());
+      if (refusal) {
+        rt.halt(refusal);
+        if (rt.pollEnding) return;
+        continue;
+      }
+      const verdict = requestVerdict(info);
       if (verdict.kind === 'rejected') {
         const next = retryAfterRejection(retry, verdict.rejection, rt.tuning, () => Math.random());
         retry = next.state;
@@ -97,6 +117,7 @@ export async function runPollLoop(
     failures = 0;
     retry = FRESH_RETRY_STATE;
     notBefore = rt.cursor.retryAt = undefined;
+    rt.pollEndedAt = rt.now();
     rt.counters.polls += 1 + recordQuietPolls(rt.windows.updates, result.quietPolls);
     confirm(rt.requestEnd(result.startedAt));
     // Answered before the cancellation reached it: the next run reads the page again.
@@ -117,7 +138,10 @@ export async function runPollLoop(
     // A page shorter than the limit left nothing behind: anything newer comes with a wake.
     const short = result.status !== 'page' || readToEnd(result, rt.tuning.pollLimit);
     // (No await at all without idle polling: an extra tick would reorder this run's commands.)
-    if (short && rt.tuning.idlePollMs > 0) await idle(rt);
+    if (short && rt.tuning.idlePollMs > 0) {
+      expectPoll(rt, 'idle');
+      await idle(rt);
+    }
   }
 }
 
