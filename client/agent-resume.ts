@@ -27,7 +27,10 @@ export async function resumeAgent(client: Client, agentKey: string, reason: stri
  * What became of a resume, from the states before and after it: refused again (a refusal other
  * than the one it had), running (the signal was taken; polling again), or not taken yet.
  */
-export function resumeResult(before: AgentStateView, after: AgentStateView): 'running' | 'refused' | 'pending' {
+export function resumeResult(
+  before: AgentStateView,
+  after: AgentStateView,
+): 'running' | 'refused' | 'pending' {
   if (after.refusal && after.refusal.at !== before.refusal?.at) return 'refused';
   return after.status === 'running' ? 'running' : 'pending';
 }
@@ -43,7 +46,11 @@ export async function agentCommand(
 ): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options: { help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { help: { type: 'boolean', short: 'h' } },
+    });
   } catch (err) {
     console.error(`${(err as Error).message}\n${USAGE}`);
     return 2;
@@ -55,7 +62,11 @@ export async function agentCommand(
   }
   const agentKey = key ?? env.AMSFLOW_AGENT ?? 'default';
   const problem =
-    sub !== 'resume' ? `unknown agent command "${sub ?? ''}"` : extra.length > 0 ? 'too many arguments' : agentKeyProblem(agentKey);
+    sub !== 'resume'
+      ? `unknown agent command "${sub ?? ''}"`
+      : extra.length > 0
+        ? 'too many arguments'
+        : agentKeyProblem(agentKey);
   if (problem) {
     console.error(`${problem}\n${USAGE}`);
     return 2;

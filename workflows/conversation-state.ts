@@ -13,7 +13,12 @@ import {
   receiptSignal,
   sendResultSignal,
 } from '../protocol/messages';
-import { cancelSchema, receiptSchema, routedMessageSchema, sendResultSchema } from '../protocol/message-schemas';
+import {
+  cancelSchema,
+  receiptSchema,
+  routedMessageSchema,
+  sendResultSchema,
+} from '../protocol/message-schemas';
 import { setCheckedSignal } from './checked-handlers';
 import type { ConversationView, InboundMessage, Receipt, RoutedMessage, SendOutcome } from './types';
 

@@ -44,7 +44,7 @@ export function countApproval(agentKey: string, decision: string): void {
 
 /** Counts a signal dropped because its argument did not fit its schema (see checked-handlers.ts). */
 export function countDroppedSignal(workflowType: string, signal: string): void {
-  metricMeter.createCounter(M.droppedSignals).add(1, { workflow_type: workflowType, signal });
+  metricMeter.createCounter(M.droppedSignals).add(1, { workflow: workflowType, signal });
 }
 
 /** Counts a final refusal (a bad token, a 4xx) that stopped an agent's polling. */

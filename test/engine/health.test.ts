@@ -22,6 +22,12 @@ function sample(text: string, name: string, labels: Record<string, string>): num
   return total;
 }
 
+/** The index of the last element that passes `test`, or -1. */
+function lastIndex<T>(items: T[], test: (item: T) => unknown): number {
+  for (let i = items.length - 1; i >= 0; i--) if (test(items[i])) return i;
+  return -1;
+}
+
 describe('agent health', () => {
   const suite = engineSuite();
 
@@ -36,14 +42,16 @@ describe('agent health', () => {
     await waitFor('the ended poll to be processed', async () => {
       const events = (await handle.fetchHistory()).events ?? [];
       const failed = events.findIndex((e) => e.activityTaskFailedEventAttributes);
-      const done = events.findLastIndex((e) => e.workflowTaskCompletedEventAttributes);
+      const done = lastIndex(events, (e) => e.workflowTaskCompletedEventAttributes);
       return failed >= 0 && done > failed;
     });
     const state = (await getAgentState(engine.client, engine.agentKey)) as AgentStateView;
     expect(state.lastError).toBeUndefined();
     expect(state.status).toBe('running');
     await engine.human('echo after restart');
-    await waitFor('the reply', async () => (await engine.sentTexts()).includes('after restart'), { timeoutMs: 40_000 });
+    await waitFor('the reply', async () => (await engine.sentTexts()).includes('after restart'), {
+      timeoutMs: 40_000,
+    });
   }, 180_000);
 
   it('an agent whose workflow task keeps failing: /readyz 503 naming it, amsflow_agent_up 0', async () => {
@@ -68,7 +76,9 @@ describe('agent health', () => {
       );
       expect(report).toMatchObject({
         ready: false,
-        reason: expect.stringContaining(`agent ${engine.agentKey} is task_failing: the workflow task of agent:${engine.agentKey} keeps failing`),
+        reason: expect.stringContaining(
+          `agent ${engine.agentKey} is task_failing: the workflow task of agent:${engine.agentKey} keeps failing`,
+        ),
       });
       const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
       const agent = { agent: engine.agentKey };

@@ -43,7 +43,11 @@ describe('a final refusal stops the retrying', () => {
     const base = `http://127.0.0.1:${port}`;
     const engine = await suite.start({
       windowMs: 2000,
-      env: { AMS_TOKEN: 'wrong-token-0123456789', AMSFLOW_METRICS_PORT: String(port), AMSFLOW_HEALTH_CHECK_MS: '300' },
+      env: {
+        AMS_TOKEN: 'wrong-token-0123456789',
+        AMSFLOW_METRICS_PORT: String(port),
+        AMSFLOW_HEALTH_CHECK_MS: '300',
+      },
     });
     let started = Date.now();
     const worker = await engine.startWorker();
@@ -65,7 +69,9 @@ describe('a final refusal stops the retrying', () => {
 
     const ready = await waitFor('/readyz to report the agent', async () => {
       const r = await get(`${base}/readyz`);
-      return r.status === 503 && r.text.includes('unauthorized') && (JSON.parse(r.text) as { agents?: unknown[] });
+      return (
+        r.status === 503 && r.text.includes('unauthorized') && (JSON.parse(r.text) as { agents?: unknown[] })
+      );
     });
     expect(ready).toMatchObject({
       ready: false,
@@ -81,7 +87,9 @@ describe('a final refusal stops the retrying', () => {
     await passing(6000);
     const metrics = (await get(`${base}/metrics`)).text;
     const agent = { agent: engine.agentKey };
-    expect(sample(metrics, 'amsflow_agent_refusals_total', { ...agent, endpoint: 'updates', status: '401' })).toBe(1);
+    expect(
+      sample(metrics, 'amsflow_agent_refusals_total', { ...agent, endpoint: 'updates', status: '401' }),
+    ).toBe(1);
     expect(sample(metrics, 'amsflow_polls_total', { ...agent, outcome: 'failed' })).toBe(1);
     expect(sample(metrics, 'amsflow_agent_up', agent)).toBe(0);
     expect(sample(metrics, 'amsflow_agent_status', { ...agent, status: 'unauthorized' })).toBe(1);
@@ -96,11 +104,15 @@ describe('a final refusal stops the retrying', () => {
     await engine.startWorker();
     mark('restarted');
     await engine.human('echo back again');
-    await waitFor('the reply', async () => (await engine.sentTexts()).includes('back again'), { timeoutMs: 40_000 });
+    await waitFor('the reply', async () => (await engine.sentTexts()).includes('back again'), {
+      timeoutMs: 40_000,
+    });
     expect(await state(engine)).toMatchObject({ status: 'running' });
     expect((await state(engine)).refusal).toBeUndefined();
     await waitFor('/readyz 200', async () => (await get(`${base}/readyz`)).status === 200);
-    console.log(`measured: worker start ${startMs} ms; the agent unauthorized ${quickly} ms after it said running`);
+    console.log(
+      `measured: worker start ${startMs} ms; the agent unauthorized ${quickly} ms after it said running`,
+    );
   }, 240_000);
 
   it('a token revoked mid-run: no further polls (counted at the simulator); `amsflow agent resume` resumes', async () => {
@@ -108,7 +120,10 @@ describe('a final refusal stops the retrying', () => {
     await engine.startWorker();
     await waitFor('the agent to poll', async () => (await engine.transcript()).counts.requests.updates > 0);
     await engine.sim.control.fault('updates', { kind: 'bad_token' }, { count: 1000 });
-    await waitFor('the agent to stop as unauthorized', async () => (await state(engine))?.status === 'unauthorized');
+    await waitFor(
+      'the agent to stop as unauthorized',
+      async () => (await state(engine))?.status === 'unauthorized',
+    );
     await passing(6000);
     const polls = (await engine.sim.control.log(engine.agentKey)).filter((e) => e.endpoint === 'updates');
     const refused = polls.filter((e) => e.status === 401);
@@ -126,7 +141,9 @@ describe('a final refusal stops the retrying', () => {
     }
     expect(out.join('\n')).toContain(`agent "${engine.agentKey}" resumed: it polls again`);
     await engine.human('echo resumed');
-    await waitFor('the reply', async () => (await engine.sentTexts()).includes('resumed'), { timeoutMs: 40_000 });
+    await waitFor('the reply', async () => (await engine.sentTexts()).includes('resumed'), {
+      timeoutMs: 40_000,
+    });
   }, 180_000);
 
   it('a 401 on a send stops the agent too: the send fails typed; resumed, it sends again', async () => {
@@ -135,7 +152,10 @@ describe('a final refusal stops the retrying', () => {
     await engine.sim.control.fault('messages', { kind: 'bad_token' }, { count: 1 });
     const id = await engine.human('probe hello');
     expect(await failureTypeOf(engine, id)).toBe('SendUnauthorized');
-    expect(await state(engine)).toMatchObject({ status: 'unauthorized', refusal: { where: 'send', httpStatus: 401 } });
+    expect(await state(engine)).toMatchObject({
+      status: 'unauthorized',
+      refusal: { where: 'send', httpStatus: 401 },
+    });
     const env = { TEMPORAL_ADDRESS: devServerAddress() };
     const err: string[] = [];
     const spy = jest.spyOn(console, 'log').mockImplementation((line: string) => void err.push(line));
@@ -145,6 +165,8 @@ describe('a final refusal stops the retrying', () => {
       spy.mockRestore();
     }
     await engine.human('echo after');
-    await waitFor('the reply', async () => (await engine.sentTexts()).includes('after'), { timeoutMs: 40_000 });
+    await waitFor('the reply', async () => (await engine.sentTexts()).includes('after'), {
+      timeoutMs: 40_000,
+    });
   }, 180_000);
 });

@@ -53,10 +53,23 @@ function sample(text: string, name: string, labels: Record<string, string>): num
 async function settled(handle: WorkflowHandle): Promise<{ failedTasks: number }> {
   return waitFor(`${handle.workflowId} to process its signals`, async () => {
     const events = (await handle.fetchHistory()).events ?? [];
-    const lastSignal = events.findLastIndex((e) => e.workflowExecutionSignaledEventAttributes);
-    const lastDone = events.findLastIndex((e) => e.workflowTaskCompletedEventAttributes || e.workflowTaskFailedEventAttributes);
-    return lastDone > lastSignal && { failedTasks: events.filter((e) => e.workflowTaskFailedEventAttributes).length };
+    const lastSignal = lastIndex(events, (e) => e.workflowExecutionSignaledEventAttributes);
+    const lastDone = lastIndex(
+      events,
+      (e) => e.workflowTaskCompletedEventAttributes || e.workflowTaskFailedEventAttributes,
+    );
+    return (
+      lastDone > lastSignal && {
+        failedTasks: events.filter((e) => e.workflowTaskFailedEventAttributes).length,
+      }
+    );
   });
+}
+
+/** The index of the last element that passes `test`, or -1. */
+function lastIndex<T>(items: T[], test: (item: T) => unknown): number {
+  for (let i = items.length - 1; i >= 0; i--) if (test(items[i])) return i;
+  return -1;
 }
 
 describe('malformed signals, updates and queries to every amsflow workflow', () => {
@@ -72,7 +85,10 @@ describe('malformed signals, updates and queries to every amsflow workflow', () 
   }, 120_000);
   afterAll(async () => {
     for (const id of [`reminders:${engine?.agentKey}`]) {
-      await engine?.client.workflow.getHandle(id).terminate('test over').catch(() => undefined);
+      await engine?.client.workflow
+        .getHandle(id)
+        .terminate('test over')
+        .catch(() => undefined);
     }
     await engine?.close();
   });
@@ -92,7 +108,9 @@ describe('malformed signals, updates and queries to every amsflow workflow', () 
       id: 'sig',
       taskQueue: engine.taskQueue,
     });
-    await waitFor('the approval question', async () => (await engine.sentTexts()).some((t) => t.includes('Deploy now?')));
+    await waitFor('the approval question', async () =>
+      (await engine.sentTexts()).some((t) => t.includes('Deploy now?')),
+    );
     const reminders = await engine.client.workflow.start('remindersWorkflow', {
       workflowId: `reminders:${engine.agentKey}`,
       taskQueue: engine.taskQueue,
@@ -132,7 +150,10 @@ describe('malformed signals, updates and queries to every amsflow workflow', () 
     }
 
     for (const handle of [agent, handler, wf(approval.workflowId), reminders]) {
-      expect({ id: handle.workflowId, ...(await settled(handle)) }).toEqual({ id: handle.workflowId, failedTasks: 0 });
+      expect({ id: handle.workflowId, ...(await settled(handle)) }).toEqual({
+        id: handle.workflowId,
+        failedTasks: 0,
+      });
     }
     const agentHistory = JSON.stringify(await agent.fetchHistory());
     expect(agentHistory).not.toContain('workflowExecutionUpdateAcceptedEventAttributes');
@@ -140,7 +161,12 @@ describe('malformed signals, updates and queries to every amsflow workflow', () 
     // Each was logged (without its payload) and counted.
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     expect(sample(metrics, 'amsflow_dropped_signals_total', {})).toBe(sent);
-    expect(sample(metrics, 'amsflow_dropped_signals_total', { workflow_type: 'agentWorkflow', signal: 'amsflow.release' })).toBe(4);
+    expect(
+      sample(metrics, 'amsflow_dropped_signals_total', {
+        workflow: 'agentWorkflow',
+        signal: 'amsflow.release',
+      }),
+    ).toBe(4);
     const dropped = worker.output.filter((l) => l.includes('dropped, its argument does not fit'));
     expect(dropped).toHaveLength(sent);
     expect(dropped.join('\n')).not.toContain('"one"');
@@ -148,10 +174,16 @@ describe('malformed signals, updates and queries to every amsflow workflow', () 
     // Every workflow still works.
     await engine.human('echo still here');
     await waitFor('the echo', async () => (await engine.sentTexts()).includes('still here'));
-    const watched = (await engine.transcript()).sent.find((s) => JSON.stringify(s.body).includes('watch me'))!;
+    const watched = (await engine.transcript()).sent.find((s) =>
+      JSON.stringify(s.body).includes('watch me'),
+    )!;
     await engine.sim.control.read({ id: watched.id, agent: engine.agentKey });
-    await waitFor('the handler to see its receipt', async () => (await engine.sentTexts()).includes('seen it'));
-    const question = (await engine.transcript()).sent.find((s) => JSON.stringify(s.body).includes('Deploy now?'))!;
+    await waitFor('the handler to see its receipt', async () =>
+      (await engine.sentTexts()).includes('seen it'),
+    );
+    const question = (await engine.transcript()).sent.find((s) =>
+      JSON.stringify(s.body).includes('Deploy now?'),
+    )!;
     await engine.human('yes', { id: question.id });
     expect(await approval.result()).toMatchObject({ decision: 'approved' });
     expect(await reminders.query('amsflow.reminders')).toMatchObject({ reminders: [] });

@@ -6,17 +6,47 @@ import * as s from '../../protocol/message-schemas';
 
 const message = { id: 'm1', from: 'user:1', type: 'text', timestamp: '1', text: { body: 'hi' } };
 const table: [string, { safeParse(v: unknown): { success: boolean } }, unknown, unknown[]][] = [
-  ['sendRequest', s.sendRequestSchema, { requestId: 'r1', message: { type: 'text', text: { body: 'x' } } }, [null, 1, {}, { requestId: 5, message: { type: 'text' } }]],
-  ['wait', s.waitRequestSchema, { workflowId: 'w', wait: true, waitId: 1, questionId: 'q' }, [null, 1, {}, { workflowId: 'w', wait: 'yes' }]],
+  [
+    'sendRequest',
+    s.sendRequestSchema,
+    { requestId: 'r1', message: { type: 'text', text: { body: 'x' } } },
+    [null, 1, {}, { requestId: 5, message: { type: 'text' } }],
+  ],
+  [
+    'wait',
+    s.waitRequestSchema,
+    { workflowId: 'w', wait: true, waitId: 1, questionId: 'q' },
+    [null, 1, {}, { workflowId: 'w', wait: 'yes' }],
+  ],
   ['release', s.releaseSchema, { seq: 3 }, [null, 1, {}, { seq: 'x' }]],
   ['typing', s.typingSchema, { messageId: 'm1' }, [null, 1, {}, { messageId: 7 }]],
   ['resume', s.resumeSchema, null, [1, 'x', { reason: 5 }]],
-  ['sendResult', s.sendResultSchema, { requestId: 'r', outcome: { ok: true, messageId: 'm', attempts: 1 } }, [null, 1, {}, { requestId: 'r', outcome: { ok: 'yes' } }]],
+  [
+    'sendResult',
+    s.sendResultSchema,
+    { requestId: 'r', outcome: { ok: true, messageId: 'm', attempts: 1 } },
+    [null, 1, {}, { requestId: 'r', outcome: { ok: 'yes' } }],
+  ],
   ['inbound', s.routedMessageSchema, { message, seq: 1, waitId: 2 }, [null, 1, {}, { message, seq: 'one' }]],
-  ['late', s.lateMessageSchema, { message, seq: 1, questionId: 'q' }, [null, 1, {}, { message: 1, seq: 1, questionId: 'q' }]],
-  ['receipt', s.receiptSchema, { messageId: 'm', status: 'read' }, [null, 1, {}, { messageId: 'm', status: 3 }]],
+  [
+    'late',
+    s.lateMessageSchema,
+    { message, seq: 1, questionId: 'q' },
+    [null, 1, {}, { message: 1, seq: 1, questionId: 'q' }],
+  ],
+  [
+    'receipt',
+    s.receiptSchema,
+    { messageId: 'm', status: 'read' },
+    [null, 1, {}, { messageId: 'm', status: 3 }],
+  ],
   ['cancel', s.cancelSchema, { reason: 'ops' }, [1, 'x', { reason: 5 }]],
-  ['reminders.command', s.remindersCommandSchema, { op: 'cancel', id: 'r1' }, [null, 1, {}, { op: 'cancel', id: 5 }, { op: 'drop' }]],
+  [
+    'reminders.command',
+    s.remindersCommandSchema,
+    { op: 'cancel', id: 'r1' },
+    [null, 1, {}, { op: 'cancel', id: 5 }, { op: 'drop' }],
+  ],
 ];
 
 describe('argument schemas of signals and updates', () => {

@@ -51,7 +51,12 @@ export interface AgentObservation {
 export const FAILING_TASK_ATTEMPT = 2;
 
 /** Judges one agent from what Temporal said, at `now` (epoch ms); `graceMs` past its poll's due time. */
-export function judgeAgent(agentKey: string, seen: AgentObservation, now: number, graceMs: number): AgentHealth {
+export function judgeAgent(
+  agentKey: string,
+  seen: AgentObservation,
+  now: number,
+  graceMs: number,
+): AgentHealth {
   const base = { agentKey, checkedAt: new Date(now).toISOString() };
   const id = agentWorkflowId(agentKey);
   if (!seen.running) {
@@ -70,7 +75,11 @@ export function judgeAgent(agentKey: string, seen: AgentObservation, now: number
     };
   }
   if ('error' in seen.state) {
-    return { ...withAttempt, status: 'unknown', reason: `the state query of ${id} failed: ${seen.state.error}` };
+    return {
+      ...withAttempt,
+      status: 'unknown',
+      reason: `the state query of ${id} failed: ${seen.state.error}`,
+    };
   }
   const state = seen.state;
   if (state.refusal) {

@@ -75,7 +75,7 @@ export class AmsflowMetrics {
   );
   readonly droppedSignals: Counter = this.registry.counter(
     'amsflow_dropped_signals_total',
-    'Signals to amsflow workflows dropped because their argument did not fit (logged once each), by workflow_type and signal.',
+    'Signals to amsflow workflows dropped because their argument did not fit (logged once each), by workflow (its type) and signal.',
   );
   readonly agentRefusals: Counter = this.registry.counter(
     'amsflow_agent_refusals_total',
@@ -107,7 +107,8 @@ export class AmsflowMetrics {
     for (const r of results) {
       const agent = r.agentKey;
       this.agentUp.set({ agent }, r.status === 'ok' ? 1 : 0);
-      for (const status of AGENT_HEALTH_STATUSES) this.agentStatus.set({ agent, status }, r.status === status ? 1 : 0);
+      for (const status of AGENT_HEALTH_STATUSES)
+        this.agentStatus.set({ agent, status }, r.status === status ? 1 : 0);
       this.agentTaskAttempt.set({ agent }, r.workflowTaskAttempt ?? 0);
       this.agentPollOverdue.set({ agent }, r.pollOverdueSeconds ?? 0);
     }

@@ -19,7 +19,7 @@ import type { AmsflowMetrics } from './amsflow-metrics';
 import type { Labels } from './metrics-registry';
 
 /** The label values amsflow keeps of a workflow metric's tags (the rest, e.g. workflowType, go). */
-const KEPT = ['agent', 'endpoint', 'result', 'decision', 'workflow_type', 'signal', 'status'];
+const KEPT = ['agent', 'endpoint', 'result', 'decision', 'workflow', 'signal', 'status'];
 
 function labels(tags: MetricTags): Labels {
   const out: Record<string, string> = {};

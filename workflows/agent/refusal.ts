@@ -20,9 +20,11 @@ export function refusalOf(
   const status = info.details?.status;
   let kind: AgentRefusal['status'];
   if (where === 'poll' && info.type === F.unauthorized) kind = 'unauthorized';
-  else if (where === 'poll' && info.type === F.invalidRequest) kind = status === 403 ? 'unauthorized' : 'refused';
+  else if (where === 'poll' && info.type === F.invalidRequest)
+    kind = status === 403 ? 'unauthorized' : 'refused';
   // A 403 or a 400 on a send is about that message or recipient: only a refused token stops the agent.
-  else if (where === 'send' && info.type === F.sendUnauthorized && info.details?.tokenRefused) kind = 'unauthorized';
+  else if (where === 'send' && info.type === F.sendUnauthorized && info.details?.tokenRefused)
+    kind = 'unauthorized';
   else return undefined;
   return {
     status: kind,

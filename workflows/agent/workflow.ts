@@ -128,7 +128,9 @@ function registerHandlers(rt: AgentRuntime, signals: SignalTracker): void {
     const problem = sendRequestProblem(req) ?? signalProblem(sendRequestSchema, req);
     if (problem) {
       // Nobody to answer without a requester; with one, it must not wait forever.
-      const { requester, requestId } = (typeof req === 'object' && req !== null ? req : {}) as Partial<SendRequest>;
+      const { requester, requestId } = (
+        typeof req === 'object' && req !== null ? req : {}
+      ) as Partial<SendRequest>;
       if (typeof requester === 'string' && typeof requestId === 'string') {
         notifyRequester(signals, requester, requestId, invalidRequestOutcome(problem));
       }

@@ -29,7 +29,11 @@ function state(extra: Partial<AgentStateView> = {}): AgentStateView {
   };
 }
 
-const seen = (extra: Partial<AgentObservation> = {}): AgentObservation => ({ running: true, state: state(), ...extra });
+const seen = (extra: Partial<AgentObservation> = {}): AgentObservation => ({
+  running: true,
+  state: state(),
+  ...extra,
+});
 
 describe('agent health', () => {
   it('is ok while the agent polls on time', () => {
@@ -45,25 +49,43 @@ describe('agent health', () => {
       message: 'HTTP 401',
       fix: 'the token of agent a1 was refused (401): set a valid token and restart the worker, or run `amsflow agent resume a1`',
     };
-    const health = judgeAgent('a1', seen({ state: state({ status: 'unauthorized', refusal, poll: {} }) }), now, 15_000);
+    const health = judgeAgent(
+      'a1',
+      seen({ state: state({ status: 'unauthorized', refusal, poll: {} }) }),
+      now,
+      15_000,
+    );
     expect(health).toMatchObject({ status: 'unauthorized', reason: refusal.fix });
   });
 
   it('reports a workflow task that keeps failing (attempt 2 or later), before anything the query says', () => {
     expect(judgeAgent('a1', seen({ workflowTaskAttempt: 1 }), now, 15_000).status).toBe('ok');
-    const failing = judgeAgent('a1', seen({ workflowTaskAttempt: 4, state: { error: 'query timed out' } }), now, 15_000);
+    const failing = judgeAgent(
+      'a1',
+      seen({ workflowTaskAttempt: 4, state: { error: 'query timed out' } }),
+      now,
+      15_000,
+    );
     expect(failing).toMatchObject({ status: 'task_failing', workflowTaskAttempt: 4 });
     expect(failing.reason).toContain('agent:a1');
   });
 
   it('reports an agent that has not polled within its cadence, after the grace', () => {
     const late = (ms: number) => seen({ state: state({ poll: { dueBy: iso(now - ms) } }) });
-    expect(judgeAgent('a1', late(10_000), now, 15_000)).toMatchObject({ status: 'ok', pollOverdueSeconds: 10 });
-    expect(judgeAgent('a1', late(20_000), now, 15_000)).toMatchObject({ status: 'not_polling', pollOverdueSeconds: 20 });
+    expect(judgeAgent('a1', late(10_000), now, 15_000)).toMatchObject({
+      status: 'ok',
+      pollOverdueSeconds: 10,
+    });
+    expect(judgeAgent('a1', late(20_000), now, 15_000)).toMatchObject({
+      status: 'not_polling',
+      pollOverdueSeconds: 20,
+    });
   });
 
   it('reports a workflow that does not run, or whose state cannot be read', () => {
-    expect(judgeAgent('a1', { running: false, closedStatus: 'TERMINATED', state: { error: 'closed' } }, now, 0)).toMatchObject({
+    expect(
+      judgeAgent('a1', { running: false, closedStatus: 'TERMINATED', state: { error: 'closed' } }, now, 0),
+    ).toMatchObject({
       status: 'not_running',
       reason: expect.stringContaining('TERMINATED'),
     });

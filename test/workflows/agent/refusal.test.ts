@@ -59,7 +59,9 @@ describe('final refusals (refusal.ts)', () => {
   });
 
   it("tells a poll ended by a worker's graceful shutdown from a failure", () => {
-    expect(isWorkerShutdown({ type: 'CancelledFailure', message: 'WORKER_SHUTDOWN', timedOut: false })).toBe(true);
+    expect(isWorkerShutdown({ type: 'CancelledFailure', message: 'WORKER_SHUTDOWN', timedOut: false })).toBe(
+      true,
+    );
     expect(isWorkerShutdown({ type: 'WorkerShutdown', message: 'x', timedOut: false })).toBe(true);
     expect(isWorkerShutdown(info('Unauthorized'))).toBe(false);
   });
