@@ -17,7 +17,7 @@ const inboundMessage = z
     from: z.string(),
     type: z.string(),
     timestamp: z.string().optional(),
-    context: z.object({ id: z.string() }).passthrough().optional(),
+    context: z.object({ from: z.string().optional(), id: z.string().optional() }).passthrough().optional(),
   })
   .passthrough();
 

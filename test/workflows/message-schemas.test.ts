@@ -62,6 +62,19 @@ describe('argument schemas of signals and updates', () => {
     expect(s.resumeSchema.parse(undefined)).toEqual({});
   });
 
+  it('takes every inbound message the messaging client accepts: a reaction, a quote without an id', () => {
+    const reaction = {
+      id: 'm2',
+      from: 'user:1',
+      type: 'reaction',
+      timestamp: '2',
+      reaction: { message_id: 'm1' },
+    };
+    const quoting = { ...message, context: { from: 'agent:x' } };
+    for (const m of [reaction, quoting])
+      expect(s.routedMessageSchema.safeParse({ message: m, seq: 1 }).success).toBe(true);
+  });
+
   it('says what is wrong by path, without the payload', () => {
     const result = s.releaseSchema.safeParse({ seq: 'secret-text' });
     expect(result.success).toBe(false);
