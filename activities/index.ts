@@ -3,27 +3,17 @@
  * with stable type names. Built by a factory over a registry of clients keyed by agent key, so
  * the token never enters workflow arguments or history.
  */
-import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
-import {
-  AmbiguousSendError,
-  ApiError,
-  AuthError,
-  NotAcceptedError,
-  PollReplacedError,
-  RateLimitError,
-  RequestAbortedError,
-  TransportError,
-  ValidationError,
-} from '../messaging/errors';
+import { CancelledFailure, Context } from '@temporalio/activity';
+import { PollReplacedError } from '../messaging/errors';
 import type { MessagingClient } from '../messaging/client';
 import { flattenPage } from '../messaging/page';
+import { failure, requestFailure, sendFailure } from './failure-mapping';
 import { OpenPolls } from './open-polls';
 import { QuietPolling } from './quiet-polling';
 import {
   ActivityFailureTypes as F,
   type PollInput,
   type PollOutput,
-  type SendFailureDetails,
   type SendInput,
   type SendOutput,
   type StatusInput,
@@ -50,69 +40,6 @@ async function withHeartbeats<T>(work: Promise<T>): Promise<T> {
   } finally {
     clearInterval(timer);
   }
-}
-
-function failure(
-  type: string,
-  message: string,
-  nonRetryable: boolean,
-  details?: unknown,
-): ApplicationFailure {
-  return ApplicationFailure.create({
-    type,
-    message,
-    nonRetryable,
-    details: details === undefined ? [] : [details],
-  });
-}
-
-/**
- * Maps a non-send failure. 429 and 503 mean "not done, try later": the workflow waits out
- * Retry-After (in the details) or its ladder; bad tokens and bad requests stop.
- */
-function requestFailure(err: unknown): unknown {
-  if (err instanceof RateLimitError) {
-    return failure(F.rateLimited, err.message, true, { status: 429, retryAfterMs: err.retryAfterMs });
-  }
-  if (err instanceof NotAcceptedError) return failure(F.rateLimited, err.message, true, { status: 503 });
-  if (err instanceof AuthError) return failure(F.unauthorized, err.message, true);
-  if (err instanceof ValidationError) return failure(F.invalidRequest, err.message, true);
-  if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 409) {
-    return failure(F.invalidRequest, err.message, true, { status: err.status, errorCode: err.errorCode });
-  }
-  return err;
-}
-
-/** Classifies one send attempt's failure. Only 429/503 and refused connections mean "not sent". */
-function sendFailure(err: unknown, startedAt: number): ApplicationFailure {
-  const message = err instanceof Error ? err.message : String(err);
-  const details: SendFailureDetails = { startedAt };
-  if (err instanceof RateLimitError) {
-    return failure(F.sendRejected, message, true, {
-      ...details,
-      status: 429,
-      retryAfterMs: err.retryAfterMs,
-    });
-  }
-  if (err instanceof NotAcceptedError)
-    return failure(F.sendRejected, message, true, { ...details, status: 503 });
-  if (err instanceof TransportError && err.reason === 'connect') {
-    return failure(F.sendRejected, message, true, { ...details, status: 0, reason: 'connect' });
-  }
-  if (err instanceof AuthError || (err instanceof ApiError && err.status === 403)) {
-    return failure(F.sendUnauthorized, message, true, { ...details, status: err.status });
-  }
-  if (err instanceof ValidationError) return failure(F.sendInvalid, message, true, details);
-  if (err instanceof ApiError && err.status >= 400 && err.status < 500) {
-    return failure(F.sendInvalid, message, true, { ...details, status: err.status });
-  }
-  if (err instanceof AmbiguousSendError) {
-    return failure(F.sendAmbiguous, message, true, { ...details, status: err.status, reason: err.reason });
-  }
-  if (err instanceof RequestAbortedError && !err.mayHaveBeenSent) {
-    return failure(F.sendRejected, message, true, { ...details, reason: 'aborted before sending' });
-  }
-  return failure(F.sendAmbiguous, message, true, { ...details, reason: 'unexpected' });
 }
 
 /**

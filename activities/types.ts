@@ -57,6 +57,8 @@ export interface SendFailureDetails {
   retryAfterMs?: number;
   /** Why the outcome is unknown: 'server_error' | 'connection' | 'timeout' | 'malformed_response'. */
   reason?: string;
+  /** The agent's token was refused (401, code 190): no send of this agent can succeed. */
+  tokenRefused?: boolean;
 }
 
 export interface StatusInput {

@@ -44,7 +44,10 @@ export const SEND_FAILURE_TYPES = [
   'AmbiguousSend',
   /** The service or the local checks refused the message (4xx), or the request itself was malformed. */
   'SendInvalid',
-  /** The token was refused (401/403), or no worker holds a client for the agent: fix the configuration. */
+  /**
+   * The token was refused (401/403), or no worker holds a client for the agent, or the agent is
+   * stopped by a refusal (nothing was sent; `amsflow state` says why): fix the configuration.
+   */
   'SendUnauthorized',
   /** Still rate-limited or not accepted (429/503) after every attempt: nothing was sent. */
   'SendRejected',

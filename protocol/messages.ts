@@ -1,6 +1,7 @@
 /**
  * Signals, updates and queries between amsflow's workflows and their callers, defined once and
  * named for their kind. The string names are part of recorded histories: never rename one.
+ * Each argument's schema is beside it in `message-schemas.ts`: handlers parse before they act.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type {
@@ -28,6 +29,11 @@ export const releaseSignal = defineSignal<[{ seq: number }]>('amsflow.release');
 export const typingSignal = defineSignal<[{ messageId: string }]>('amsflow.typing');
 /** Poll now: the human acted (used when idle polling is off, e.g. by the bot test harness). */
 export const wakeSignal = defineSignal('amsflow.wake');
+/**
+ * Resume an agent whose polling a final refusal stopped (a bad token, a 4xx): it polls again at
+ * once (`amsflow agent resume <key>`; a starting worker sends it to each agent it serves).
+ */
+export const resumeSignal = defineSignal<[{ reason?: string } | null]>('amsflow.resume');
 /** The agent's state for operators (`amsflow state`). */
 export const stateQuery = defineQuery<AgentStateView>('amsflow.state');
 

@@ -14,4 +14,8 @@ export const WORKFLOW_METRICS = {
   remindersFired: 'amsflow_reminders_fired_total',
   /** Counter, label `decision` (approved | rejected | expired | cancelled): approvals decided. */
   approvals: 'amsflow_approvals_total',
+  /** Counter, labels `workflow` (the workflow type) and `signal`: signals dropped because their argument did not fit. */
+  droppedSignals: 'amsflow_dropped_signals_total',
+  /** Counter, labels `endpoint` and `status`: final refusals that stopped an agent (401, a 4xx). */
+  agentRefusals: 'amsflow_agent_refusals_total',
 } as const;

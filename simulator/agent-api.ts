@@ -189,6 +189,9 @@ export class AgentApi {
         );
       case 'poll_replaced':
         return this.errorAnswer(new ApiError(409, ErrorCode.pollReplaced, 'poll replaced by a newer poll'));
+      case 'bad_token':
+        // As if the token had been revoked: what an unknown token gets (401, code 190).
+        return this.errorAnswer(new ApiError(401, ErrorCode.badToken, 'invalid or missing access token'));
       default:
         return undefined;
     }

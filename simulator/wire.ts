@@ -105,6 +105,7 @@ export const FaultSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('slow'), delayMs: z.number().min(0) }),
   z.object({ kind: z.literal('malformed_json') }),
   z.object({ kind: z.literal('poll_replaced') }),
+  z.object({ kind: z.literal('bad_token') }),
 ]);
 export type Fault = z.infer<typeof FaultSchema>;
 export type FaultKind = Fault['kind'];

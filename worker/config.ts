@@ -143,6 +143,7 @@ const EnvSchema = z.object({
     .optional(),
   /** `1`: log message bodies, at debug level only. Off by default. */
   AMSFLOW_LOG_BODIES: z.enum(['0', '1', 'true', 'false']).default('0'),
+  AMSFLOW_HEALTH_CHECK_MS: z.coerce.number().int().min(100).default(15_000),
   /** `id:base64key,...` (current first): encryption at rest (worker/codec). Unset: off. */
   AMSFLOW_ENCRYPTION_KEYS: EncryptionKeysSchema.optional(),
 });
@@ -159,6 +160,8 @@ export interface ObservabilityConfig {
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** `AMSFLOW_LOG_BODIES=1`: message bodies in debug lines. */
   logBodies: boolean;
+  /** `AMSFLOW_HEALTH_CHECK_MS`: between two checks of every agent's health (default 15000). */
+  healthCheckMs?: number;
 }
 
 export interface WorkerConfig {
@@ -302,6 +305,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
       logFormat: e.AMSFLOW_LOG_FORMAT ?? 'pretty',
       logLevel: e.AMSFLOW_LOG_LEVEL ?? (e.AMSFLOW_LOG_FORMAT === 'json' ? 'info' : 'warn'),
       logBodies: e.AMSFLOW_LOG_BODIES === '1' || e.AMSFLOW_LOG_BODIES === 'true',
+      healthCheckMs: e.AMSFLOW_HEALTH_CHECK_MS,
     },
     encryptionKeys: e.AMSFLOW_ENCRYPTION_KEYS,
   };

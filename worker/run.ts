@@ -20,6 +20,7 @@ import type { Duration } from '@temporalio/common';
 import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type Activities } from '../activities';
 import { createScheduleActivities } from '../activities/schedules';
+import { resumeAgent } from '../client/agent-resume';
 import { ensureAgent } from '../client/agents';
 import { MessagingClient } from '../messaging/client';
 import { resolveLimits, type Limits } from '../messaging/limits';
@@ -343,9 +344,15 @@ export async function runAmsflow(
         recipient: agent.recipient,
         botConfig: config.botConfig,
       });
+      // An agent a refusal stopped (a bad token) polls again: this worker may hold a new token.
+      await resumeAgent(client, agent.agentKey, 'worker start');
       log(`amsflow: agent "${agent.agentKey}" is running (workflow agent:${agent.agentKey})`);
     }
     obs.running(workers, nativeConnection);
+    obs.watchAgents(
+      client,
+      agents.map((a) => a.agentKey),
+    );
 
     // One worker failing ends them all: a half-working process would stay up (health 200, ready
     // 503) and never be restarted; ended, it exits non-zero and its supervisor starts it again.

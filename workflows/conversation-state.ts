@@ -13,6 +13,13 @@ import {
   receiptSignal,
   sendResultSignal,
 } from '../protocol/messages';
+import {
+  cancelSchema,
+  receiptSchema,
+  routedMessageSchema,
+  sendResultSchema,
+} from '../protocol/message-schemas';
+import { setCheckedSignal } from './checked-handlers';
 import type { ConversationView, InboundMessage, Receipt, RoutedMessage, SendOutcome } from './types';
 
 /** What a conversation does on its own, set by `handleMessages` or `useAgent` options. */
@@ -88,22 +95,22 @@ export function open(
     receipts: new Map(),
   };
   const conv = conversation;
-  setHandler(sendResultSignal, ({ requestId, outcome }) => {
+  setCheckedSignal(sendResultSignal, sendResultSchema, ({ requestId, outcome }) => {
     if (conv.detached.delete(requestId)) return;
     conv.outcomes.set(requestId, outcome);
   });
-  setHandler(inboundSignal, (routed) => {
+  setCheckedSignal(inboundSignal, routedMessageSchema, (routed) => {
     // Routed to a wait that has ended: the agent hands it back and routes it on (it learnt of
     // the end from this workflow's wait signal), so taking it here would deliver it twice.
     if (routed.waitId !== undefined && routed.waitId !== conv.activeWait) return;
     conv.inbox.push(routed);
   });
-  setHandler(receiptSignal, (receipt) => {
+  setCheckedSignal(receiptSignal, receiptSchema, (receipt) => {
     const known = conv.receipts.get(receipt.messageId);
     // Receipts can arrive out of order; keep the furthest state.
     if (!known || rank(receipt.status) >= rank(known.status)) conv.receipts.set(receipt.messageId, receipt);
   });
-  setHandler(cancelSignal, () => {
+  setCheckedSignal(cancelSignal, cancelSchema, () => {
     conv.cancelled ??= 'operator';
   });
   setHandler(conversationQuery, () => view(conv));

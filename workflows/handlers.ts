@@ -4,9 +4,11 @@
  * approval) talk as an agent. Both set the conversation's own behaviour: late answers, cancel
  * words, side commands and what the human hears on a cancel.
  */
-import { allHandlersFinished, condition, setHandler } from '@temporalio/workflow';
+import { allHandlersFinished, condition } from '@temporalio/workflow';
 import { agentWorkflowId } from '../protocol/ids';
 import { lateSignal } from '../protocol/messages';
+import { lateMessageSchema } from '../protocol/message-schemas';
+import { setCheckedSignal } from './checked-handlers';
 import { current, hasConversation, open, type ConversationSettings } from './conversation-state';
 import { setMediaTaskQueuePrefix } from './media';
 import { DEFAULT_CANCEL_WORDS } from './prompt-rules';
@@ -50,7 +52,7 @@ function settingsOf(options: ConversationOptions): ConversationSettings {
 }
 
 function handleLate(options: ConversationOptions): void {
-  setHandler(lateSignal, async ({ message, questionId }) => {
+  setCheckedSignal(lateSignal, lateMessageSchema, async ({ message, questionId }) => {
     if (options.onLate) await options.onLate(message, questionId);
     else if (message.type !== 'reaction') await reply(message, EXPIRED_QUESTION_TEXT);
   });

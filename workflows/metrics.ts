@@ -41,3 +41,15 @@ export function countReminderFired(agentKey: string, result: 'delivered' | 'fail
 export function countApproval(agentKey: string, decision: string): void {
   metricMeter.createCounter(M.approvals).add(1, { agent: agentKey, decision });
 }
+
+/** Counts a signal dropped because its argument did not fit its schema (see checked-handlers.ts). */
+export function countDroppedSignal(workflowType: string, signal: string): void {
+  metricMeter.createCounter(M.droppedSignals).add(1, { workflow: workflowType, signal });
+}
+
+/** Counts a final refusal (a bad token, a 4xx) that stopped an agent's polling. */
+export function countAgentRefusal(agentKey: string, endpoint: string, status: number | undefined): void {
+  metricMeter
+    .createCounter(M.agentRefusals)
+    .add(1, { agent: agentKey, endpoint, status: status === undefined ? 'unknown' : String(status) });
+}

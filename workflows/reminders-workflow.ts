@@ -12,6 +12,8 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
+import { remindersCommandSchema } from '../protocol/message-schemas';
+import { setCheckedSignal } from './checked-handlers';
 import { useAgent } from './handlers';
 import { countReminderFired } from './metrics';
 import { sendText } from './sending';
@@ -92,7 +94,7 @@ export async function remindersWorkflow(input: RemindersInput): Promise<void> {
     while (ended.length > ENDED_KEPT) endedSet.delete(ended.shift()!);
   };
 
-  setHandler(remindersCommandSignal, (command) => {
+  setCheckedSignal(remindersCommandSignal, remindersCommandSchema, (command) => {
     changed = true;
     if (command.op === 'add') {
       const r = command.reminder;

@@ -238,8 +238,27 @@ export interface CarriedState extends CursorState, RouterState, LedgerState, Sta
   slots: [number, number][];
   windows: Record<'messages' | 'updates' | 'statuses' | 'typing', number[]>;
   lastError?: AgentError;
+  /** Set while a final refusal has stopped the agent (see `workflows/agent/refusal.ts`). */
+  refusal?: AgentRefusal;
   counters: AgentCounters;
   generation: number;
+}
+
+/**
+ * Why an agent stopped polling: its token was refused (`unauthorized`: 401, or 403 on a poll), or
+ * a poll was refused with another 4xx that no retry can cure (`refused`). It stays stopped until
+ * resumed (`amsflow agent resume <key>`, or a worker starting with the agent).
+ */
+export interface AgentRefusal {
+  status: 'unauthorized' | 'refused';
+  where: 'poll' | 'send';
+  /** The HTTP status, when the service answered one. */
+  httpStatus?: number;
+  at: string;
+  /** What the service said (the token never appears in it). */
+  message: string;
+  /** What the operator does about it. */
+  fix: string;
 }
 
 export interface AgentError {
@@ -273,4 +292,12 @@ export interface AgentStateView {
   draining: boolean;
   lastError?: AgentError;
   counters: AgentCounters;
+  /** `running`, or why the agent stopped polling (with `refusal` saying what to do). */
+  status: 'running' | AgentRefusal['status'];
+  refusal?: AgentRefusal;
+  /**
+   * Polling's heartbeat, for health checks: when the last poll ended, and the time by which the
+   * next one should have ended (absent while stopped or draining). Workflow time, ISO strings.
+   */
+  poll: { lastEndedAt?: string; dueBy?: string };
 }

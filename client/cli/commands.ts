@@ -6,6 +6,7 @@ import { ensureCommand, sendCommand, stateCommand } from './agent-commands';
 import { approvalGroup } from './approval-commands';
 import { codecServerCommand } from './codec-server-command';
 import { conversationsGroup } from './conversation-commands';
+import { agentGroup } from './resume-command';
 import { initCommand, setupCommand, startCommand } from './project-commands';
 import type { Entry } from './spec';
 
@@ -13,6 +14,7 @@ export const COMMANDS: readonly Entry[] = [
   ensureCommand,
   sendCommand,
   stateCommand,
+  agentGroup,
   conversationsGroup,
   approvalGroup,
   codecServerCommand,

@@ -35,8 +35,12 @@ export const setupCommand = command({
     try {
       const { cli, testServer } = await resolveTemporalBinaries({ log: (line) => console.log(line) });
       const where = (b: typeof cli) => (b.kind === 'path' ? b.path : b.route);
-      console.log(`amsflow setup: Temporal CLI ${where(cli)}\namsflow setup: test server ${where(testServer)}`);
-      console.log(`amsflow setup: binaries in ${toolsDir} (or from TEMPORAL_CLI_PATH / TEMPORAL_TEST_SERVER_PATH)`);
+      console.log(
+        `amsflow setup: Temporal CLI ${where(cli)}\namsflow setup: test server ${where(testServer)}`,
+      );
+      console.log(
+        `amsflow setup: binaries in ${toolsDir} (or from TEMPORAL_CLI_PATH / TEMPORAL_TEST_SERVER_PATH)`,
+      );
       return 0;
     } catch (err) {
       if (err instanceof ToolsUnavailableError) throw new CommandFailure(err.message);

@@ -35,6 +35,7 @@ const NEEDS_TEMPORAL: Record<string, string[]> = {
   'approval request': ['approval', 'request', '--question', 'Deploy?'],
   'approval list': ['approval', 'list'],
   'approval cancel': ['approval', 'cancel', 'x1'],
+  'agent resume': ['agent', 'resume'],
 };
 
 /** Commands that contact no Temporal server (the project commands scaffold, install and start). */

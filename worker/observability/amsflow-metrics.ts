@@ -4,6 +4,7 @@
  * through the workflow metric sink (workflow-metrics-sink.ts). Labels are bounded: the agent
  * key, the endpoint and small fixed sets of outcomes.
  */
+import { AGENT_HEALTH_STATUSES, type AgentHealth } from './agent-health';
 import { Counter, Gauge, Histogram, MetricsRegistry } from './metrics-registry';
 
 /** Poll latency buckets, in seconds: long polls wait up to 25 s. */
@@ -72,8 +73,44 @@ export class AmsflowMetrics {
     'amsflow_approvals_total',
     'Approvals decided, by decision: approved, rejected, expired, cancelled.',
   );
+  readonly droppedSignals: Counter = this.registry.counter(
+    'amsflow_dropped_signals_total',
+    'Signals to amsflow workflows dropped because their argument did not fit (logged once each), by workflow (its type) and signal.',
+  );
+  readonly agentRefusals: Counter = this.registry.counter(
+    'amsflow_agent_refusals_total',
+    'Final refusals (401, or a 4xx that must not be retried) that stopped an agent, by agent, endpoint and status.',
+  );
   readonly workflowMetricsDropped: Counter = this.registry.counter(
     'amsflow_workflow_metrics_dropped_total',
     'Workflow metric updates with an unknown amsflow_ name or kind (a newer bundle than this worker).',
   );
+  readonly agentUp: Gauge = this.registry.gauge(
+    'amsflow_agent_up',
+    "1 while the agent's workflow runs, its workflow task succeeds and it polls on time; 0 otherwise (see amsflow_agent_status).",
+  );
+  readonly agentStatus: Gauge = this.registry.gauge(
+    'amsflow_agent_status',
+    'The agent health check: 1 for its current status (ok, unauthorized, refused, task_failing, not_polling, not_running, unknown), 0 for the others.',
+  );
+  readonly agentTaskAttempt: Gauge = this.registry.gauge(
+    'amsflow_agent_workflow_task_attempt',
+    "Attempt of the agent workflow's pending workflow task (0: none pending); 2 or more: it keeps failing.",
+  );
+  readonly agentPollOverdue: Gauge = this.registry.gauge(
+    'amsflow_agent_poll_overdue_seconds',
+    "Seconds past the time by which the agent's next poll should have ended (0: on time).",
+  );
+
+  /** Records a health check's results (agent-health.ts). */
+  recordAgentHealth(results: AgentHealth[]): void {
+    for (const r of results) {
+      const agent = r.agentKey;
+      this.agentUp.set({ agent }, r.status === 'ok' ? 1 : 0);
+      for (const status of AGENT_HEALTH_STATUSES)
+        this.agentStatus.set({ agent, status }, r.status === status ? 1 : 0);
+      this.agentTaskAttempt.set({ agent }, r.workflowTaskAttempt ?? 0);
+      this.agentPollOverdue.set({ agent }, r.pollOverdueSeconds ?? 0);
+    }
+  }
 }

@@ -3,9 +3,11 @@
  * the logger, amsflow's metrics (activity interceptor and workflow metric sink), readiness, and
  * the endpoint serving `/metrics`, `/healthz` and `/readyz`. See README.md beside this file.
  */
+import type { Client } from '@temporalio/client';
 import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
 import type { ObservabilityConfig } from '../config';
 import { activityMetricsInterceptor } from './activity-metrics';
+import { AgentHealthMonitor } from './agent-health';
 import { AmsflowMetrics } from './amsflow-metrics';
 import { AmsflowLogger, type LineSink } from './logger';
 import { startMetricsServer, type MetricsServer } from './metrics-server';
@@ -18,6 +20,7 @@ export { AmsflowLogger } from './logger';
 export { installRuntime, runtimeMetricsUrl } from './runtime';
 export { registerSecret } from './redact';
 export { MetricsPortInUseError } from './metrics-server';
+export { AgentHealthMonitor, judgeAgent, type AgentHealth } from './agent-health';
 
 /** The observability of one process. */
 export class Observability {
@@ -25,6 +28,7 @@ export class Observability {
   readonly readiness = new Readiness();
   readonly logger: AmsflowLogger;
   private server?: MetricsServer;
+  private health?: AgentHealthMonitor;
 
   constructor(
     readonly config: ObservabilityConfig,
@@ -85,13 +89,32 @@ export class Observability {
     this.readiness.running(workers, connection);
   }
 
+  /**
+   * Checks the agents this process serves every `AMSFLOW_HEALTH_CHECK_MS`: `/readyz` and the
+   * `amsflow_agent_*` gauges report each (stopped by a refusal, workflow task failing, not polling).
+   */
+  watchAgents(client: Client, agentKeys: string[]): AgentHealthMonitor {
+    this.health?.stop();
+    const health = new AgentHealthMonitor({
+      client,
+      agentKeys,
+      metrics: this.metrics,
+      intervalMs: this.config.healthCheckMs,
+    });
+    this.health = health.start();
+    this.readiness.watchAgents(() => health.latest());
+    return health;
+  }
+
   /** Shutdown has begun: `/readyz` answers 503 from now on. */
   stopping(): void {
+    this.health?.stop();
     this.readiness.stopping();
   }
 
   /** Closes the endpoint. */
   async close(): Promise<void> {
+    this.health?.stop();
     await this.server?.close();
     this.server = undefined;
   }

@@ -80,7 +80,15 @@ export class AmsflowLogger implements Logger {
   }
 
   private format(level: LogLevel, message: string, meta: LogMetadata): string {
-    const { workflowId, runId, workflowRunId, agentKey, ...rest } = meta as Record<string, unknown>;
+    // The SDK adds an activity's task token to its lines: a capability to complete it, never logged.
+    const {
+      workflowId,
+      runId,
+      workflowRunId,
+      agentKey,
+      taskToken: _token,
+      ...rest
+    } = meta as Record<string, unknown>;
     const keepBodies = this.options.bodies === true && level === 'DEBUG';
     if (!keepBodies) for (const key of BODY_KEYS) delete rest[key];
     const wfId = typeof workflowId === 'string' ? workflowId : undefined;

@@ -1,8 +1,10 @@
 /**
  * What `/readyz` answers: ready only while the process runs its workers (each RUNNING, no
- * poller FAILED) and Temporal answers on the workers' connection. Otherwise not ready, with why.
+ * poller FAILED), Temporal answers on the workers' connection, and every agent's last health
+ * check (agent-health.ts) says ok. Otherwise not ready, with why (per agent: the fix).
  */
 import type { NativeConnection, Worker } from '@temporalio/worker';
+import type { AgentHealth } from './agent-health';
 
 /** The answer of a readiness check (the body of `/readyz`). */
 export interface ReadinessReport {
@@ -10,6 +12,8 @@ export interface ReadinessReport {
   /** Why not, when not ready. */
   reason?: string;
   workers?: { taskQueue: string; state: string; workflowPoller: string; activityPoller: string }[];
+  /** Each agent's last health check (agent-health.ts), once one has run. */
+  agents?: AgentHealth[];
 }
 
 /** How long Temporal may take to answer a readiness check. */
@@ -20,6 +24,12 @@ export class Readiness {
   private phase: 'starting' | 'running' | 'stopping' = 'starting';
   private workers: Worker[] = [];
   private connection?: Pick<NativeConnection, 'workflowService'>;
+  private agentHealth: () => AgentHealth[] = () => [];
+
+  /** Where the agents' health comes from: not ready while one of them is not `ok`. */
+  watchAgents(latest: () => AgentHealth[]): void {
+    this.agentHealth = latest;
+  }
 
   /** The workers run: from now on readiness is checked against them and their connection. */
   running(workers: Worker[], connection: Pick<NativeConnection, 'workflowService'>): void {
@@ -54,7 +64,14 @@ export class Readiness {
     }
     const problem = await this.temporalProblem();
     if (problem) return { ready: false, reason: `Temporal does not answer: ${problem}`, workers };
-    return { ready: true, workers };
+    const agents = this.agentHealth();
+    const withAgents = agents.length > 0 ? { workers, agents } : { workers };
+    const sick = agents.filter((a) => a.status !== 'ok');
+    if (sick.length > 0) {
+      const reason = sick.map((a) => `agent ${a.agentKey} is ${a.status}: ${a.reason ?? ''}`).join('; ');
+      return { ready: false, reason, ...withAgents };
+    }
+    return { ready: true, ...withAgents };
   }
 
   private async temporalProblem(): Promise<string | undefined> {

@@ -19,7 +19,7 @@ import type { AmsflowMetrics } from './amsflow-metrics';
 import type { Labels } from './metrics-registry';
 
 /** The label values amsflow keeps of a workflow metric's tags (the rest, e.g. workflowType, go). */
-const KEPT = ['agent', 'endpoint', 'result', 'decision'];
+const KEPT = ['agent', 'endpoint', 'result', 'decision', 'workflow', 'signal', 'status'];
 
 function labels(tags: MetricTags): Labels {
   const out: Record<string, string> = {};
@@ -55,7 +55,11 @@ class AmsflowMeter implements MetricMeter {
             ? m.remindersFired
             : name === M.approvals
               ? m.approvals
-              : undefined;
+              : name === M.droppedSignals
+                ? m.droppedSignals
+                : name === M.agentRefusals
+                  ? m.agentRefusals
+                  : undefined;
       if (counter) counter.inc(labels({ ...this.tags, ...extra }), value);
       else m.workflowMetricsDropped.inc({ name });
     };

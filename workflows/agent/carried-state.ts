@@ -5,7 +5,7 @@
  * `CARRIED_STATE_MAX_BYTES`, below Temporal's 2 MB payload limit; a unit test fills every part
  * to its bound with the largest entries and checks it.
  */
-import type { AgentCounters, AgentError, CarriedState } from '../types';
+import type { AgentCounters, AgentError, AgentRefusal, CarriedState } from '../types';
 import type { FirstReplyOrder } from './first-reply-order';
 import type { Outbox } from './outbox';
 import type { PollCursor } from './poll-cursor';
@@ -27,6 +27,7 @@ export interface CarriedParts {
   windows: Record<'messages' | 'updates' | 'statuses' | 'typing', SlidingWindow>;
   inboundSeq: number;
   lastError?: AgentError;
+  refusal?: AgentRefusal;
   counters: AgentCounters;
   generation: number;
 }
@@ -47,6 +48,7 @@ export function composeCarried(parts: CarriedParts): CarriedState {
       typing: parts.windows.typing.snapshot(),
     },
     lastError: parts.lastError,
+    ...(parts.refusal ? { refusal: parts.refusal } : {}),
     counters: parts.counters,
     generation: parts.generation,
   };

@@ -71,3 +71,11 @@ export function requestVerdict(info: FailureInfo): RequestVerdict {
   }
   return { kind: 'transient' };
 }
+
+/**
+ * A poll ended by its worker's graceful shutdown (the SDK cancels running activities with
+ * `WORKER_SHUTDOWN`): nothing went wrong, the next worker polls again.
+ */
+export function isWorkerShutdown(info: FailureInfo): boolean {
+  return info.type === 'WorkerShutdown' || /WORKER_SHUTDOWN/.test(info.message);
+}

@@ -9,7 +9,6 @@ import {
   ParentClosePolicy,
   condition,
   getExternalWorkflowHandle,
-  patched,
   sleep,
   workflowInfo,
   isCancellation,
@@ -23,12 +22,14 @@ import { textMessage } from '../builders';
 import { countHandlerStart } from '../metrics';
 import { EXPIRED_QUESTION_TEXT } from '../text';
 import type { InboundMessage, RoutedMessage, Status } from '../types';
-import { failureInfo, requestVerdict } from './failure';
+import { requestVerdict } from './failure';
 import { readToEnd } from './poll-cursor';
 import { pageKind, waitAfterPage } from './poll-budget';
 import { assumeQuietPolls, quietPollingFor, recordQuietPolls, type QuietPollContext } from './quiet-poll';
 import { holdThenRoute, mustHold, sendInFlightWait } from './quote-hold';
-import { PATCH_CAN_WAITS_FOR_POLL, type AgentRuntime } from './runtime';
+import { expectPoll, pollFailed, untilResumed } from './poll-health';
+import { awaitsCancel, evenCadence, settling, strictFence } from './poll-patches';
+import type { AgentRuntime } from './runtime';
 import { FRESH_RETRY_STATE, retryAfterRejection, type RetryState } from './send-policy';
 import type { SignalTracker } from './signal-tracker';
 
@@ -51,10 +52,14 @@ export async function runPollLoop(
   for (;;) {
     // Continue-as-new is ending polling: no new poll (see the workflow's hand-over).
     if (rt.pollEnding) return;
+    // Stopped by a final refusal: no poll until resumed (refusal.ts), then at once.
+    if (rt.refusal && !(await untilResumed(rt))) return;
+    expectPoll(rt, 'paced', notBefore);
     const confirm = await rt.pace(rt.windows.updates, { notBefore });
     const pollStartedAt = rt.now();
     const timeoutSeconds = rt.cursor.timeoutSeconds(rt.tuning.pollTimeoutSeconds);
     const quiet = timeoutSeconds > 0 ? quietPollingFor(quietContext(rt)) : undefined;
+    expectPoll(rt, quiet ? 'quiet' : 'long');
     let result: PollOutput;
     try {
       const scope = (handle.scope = new CancellationScope());
@@ -76,8 +81,12 @@ export async function runPollLoop(
       confirm(rt.requestEnd());
       if (quiet) assumeQuietPolls(rt.windows.updates, quiet, pollStartedAt, rt.now());
       if (quiet && isCancellation(err)) continue; // ended for a reconciliation: poll again at once
-      rt.noteError('poll', err);
-      const verdict = requestVerdict(failureInfo(err));
+      const info = pollFailed(rt, err);
+      if (rt.refusal) {
+        if (rt.pollEnding) return;
+        continue;
+      }
+      const verdict = requestVerdict(info);
       if (verdict.kind === 'rejected') {
         const next = retryAfterRejection(retry, verdict.rejection, rt.tuning, () => Math.random());
         retry = next.state;
@@ -97,6 +106,7 @@ export async function runPollLoop(
     failures = 0;
     retry = FRESH_RETRY_STATE;
     notBefore = rt.cursor.retryAt = undefined;
+    rt.pollEndedAt = rt.now();
     rt.counters.polls += 1 + recordQuietPolls(rt.windows.updates, result.quietPolls);
     confirm(rt.requestEnd(result.startedAt));
     // Answered before the cancellation reached it: the next run reads the page again.
@@ -130,28 +140,9 @@ function quietContext(rt: AgentRuntime): QuietPollContext {
   };
 }
 
-/** Runs recorded before continue-as-new waited for a cancelled poll to end. */
-function awaitsCancel(): boolean {
-  return patched(PATCH_CAN_WAITS_FOR_POLL);
-}
-
-/** Runs recorded before a full page or a 409 could pass a reconciliation's fence. */
-function strictFence(): boolean {
-  return patched('amsflow-fence-reads-to-end');
-}
-
-/** Runs recorded before the even cadence polled again at once after a page with a message. */
-function evenCadence(): boolean {
-  return patched('amsflow-even-poll-cadence');
-}
-
-/** Runs recorded before receipt settling polled again at once after a page of receipts. */
-function settling(): boolean {
-  return patched('amsflow-receipt-settle');
-}
-
 /** With `idlePollMs`: after a poll that left nothing behind, wait for a wake signal or the interval. */
 async function idle(rt: AgentRuntime): Promise<void> {
+  expectPoll(rt, 'idle');
   if (!rt.wakeRequested) await condition(() => rt.wakeRequested || rt.draining, rt.tuning.idlePollMs);
   rt.wakeRequested = false;
 }

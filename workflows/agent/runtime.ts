@@ -3,14 +3,16 @@
  * windows, activities and counters, and the few flags the wiring sets. Built once per run from
  * the workflow input; `collect` turns it back into the carried state for the next run.
  */
-import { sleep, workflowInfo } from '@temporalio/workflow';
-import type { AgentCounters, AgentError, AgentWorkflowInput, CarriedState } from '../types';
+import { log, sleep, workflowInfo } from '@temporalio/workflow';
+import { countAgentRefusal } from '../metrics';
+import type { AgentCounters, AgentError, AgentRefusal, AgentWorkflowInput, CarriedState } from '../types';
 import { agentActivities, type AgentActivities } from './activity-proxies';
 import { composeCarried } from './carried-state';
 import { failureInfo } from './failure';
 import { FirstReplyOrder } from './first-reply-order';
 import { Outbox, type Queued } from './outbox';
 import { PollCursor } from './poll-cursor';
+import { refusalLine } from './refusal';
 import { ReceiptLedger } from './receipt-ledger';
 import { Router } from './router';
 import { decide } from './send-policy';
@@ -65,6 +67,11 @@ export class AgentRuntime {
   endQuietPoll: (() => void) | undefined;
   /** Set by the `wake` signal: with `idlePollMs`, an idle poll loop polls at once. */
   wakeRequested = false;
+  /** Set while a final refusal has stopped the agent (polling waits, sends fail); see refusal.ts. */
+  refusal: AgentRefusal | undefined;
+  /** Workflow time the last poll ended, and by which the next should have ended (health checks). */
+  pollEndedAt: number | undefined;
+  pollDueBy: number | undefined;
 
   /**
    * @param legacyWorkerClock Runs recorded before the one-clock rule moved window records to the
@@ -110,6 +117,24 @@ export class AgentRuntime {
     this.counters = carried?.counters ?? { received: 0, sent: 0, failedSends: 0, polls: 0, receipts: 0 };
     this.generation = (carried?.generation ?? 0) + 1;
     this.lastError = carried?.lastError;
+    this.refusal = carried?.refusal;
+  }
+
+  /** Stops the agent for `refusal` (polling waits, sends fail at once): logged and counted once. */
+  halt(refusal: AgentRefusal): void {
+    if (this.refusal) return;
+    this.refusal = refusal;
+    this.pollDueBy = undefined;
+    log.warn(refusalLine(this.agentKey, refusal), { agentKey: this.agentKey, status: refusal.status });
+    countAgentRefusal(this.agentKey, refusal.where === 'poll' ? 'updates' : 'messages', refusal.httpStatus);
+  }
+
+  /** Ends a refusal (`amsflow.resume`): the agent polls again at once. */
+  resume(): void {
+    if (!this.refusal) return;
+    log.info(`agent ${this.agentKey} resumed after ${this.refusal.status}`, { agentKey: this.agentKey });
+    this.refusal = undefined;
+    this.wakeRequested = true;
   }
 
   /** Workflow time: the one clock of every window and deadline. */

@@ -8,6 +8,7 @@ import { sendResultSignal } from '../../protocol/messages';
 import type { SendOutcome } from '../types';
 import { failureInfo, sendVerdict } from './failure';
 import type { Queued } from './outbox';
+import { refusalOf, refusedOutcome } from './refusal';
 import type { AgentRuntime } from './runtime';
 import { FRESH_RETRY_STATE, backoffMs, retryAfterRejection, retryAllowed } from './send-policy';
 import type { SignalTracker } from './signal-tracker';
@@ -73,8 +74,13 @@ async function sendOne(rt: AgentRuntime, req: Queued): Promise<SendOutcome> {
   const random = () => Math.random(); // Seeded per run by the SDK: the same on replay.
   for (;;) {
     const { attempts } = retry;
+    // Stopped by a refusal (its token refused): nothing can be sent; the caller learns it now.
+    if (rt.refusal) return refusedOutcome(rt.refusal, attempts);
     if (!rt.cursor.recipient) {
-      await condition(() => rt.cursor.recipient !== undefined || rt.cursor.firstPollDone);
+      await condition(
+        () => rt.cursor.recipient !== undefined || rt.cursor.firstPollDone || rt.refusal !== undefined,
+      );
+      if (rt.refusal) return refusedOutcome(rt.refusal, attempts);
       if (!rt.cursor.recipient) {
         return {
           ok: false,
@@ -112,8 +118,11 @@ async function sendOne(rt: AgentRuntime, req: Queued): Promise<SendOutcome> {
       const verdict = sendVerdict(info);
       // Refused, not sent: nothing the human could have seen (an ambiguous attempt stays).
       if (verdict.kind !== 'ambiguous') rt.attempting = undefined;
-      if (verdict.kind === 'final')
+      if (verdict.kind === 'final') {
+        const refusal = refusalOf(rt.agentKey, 'send', info, new Date(rt.now()).toISOString());
+        if (refusal) rt.halt(refusal);
         return { ok: false, type: verdict.type, message: info.message, attempts: retry.attempts };
+      }
       const max = rt.tuning.maxSendAttempts;
       if (verdict.kind === 'rejected') {
         if (!retryAllowed(retry, 'rejection', max))

@@ -11,7 +11,8 @@ import { FRESH_RETRY_STATE, retryAfterRejection } from './send-policy';
 /** Runs until continue-as-new begins (pending mark-reads are carried to the next run). */
 export async function runStatusLoop(rt: AgentRuntime): Promise<void> {
   for (;;) {
-    await condition(() => rt.draining || !rt.statuses.isEmpty);
+    // Stopped by a refusal: mark-reads and typing wait too (they would be refused as well).
+    await condition(() => rt.draining || (!rt.statuses.isEmpty && rt.refusal === undefined));
     if (rt.draining) return;
     const typingId = rt.statuses.takeTyping();
     if (typingId !== undefined) {

@@ -14,6 +14,7 @@ import {
 } from '@temporalio/workflow';
 import {
   releaseSignal,
+  resumeSignal,
   sendRequestSignal,
   sendUpdate,
   stateQuery,
@@ -21,6 +22,14 @@ import {
   waitSignal,
   wakeSignal,
 } from '../../protocol/messages';
+import {
+  releaseSchema,
+  resumeSchema,
+  sendRequestSchema,
+  typingSchema,
+  waitRequestSchema,
+} from '../../protocol/message-schemas';
+import { dropSignal, setCheckedSignal, setCheckedUpdate, signalProblem } from '../checked-handlers';
 import type { AgentStateView, AgentWorkflowInput, SendRequest } from '../types';
 import { runPollLoop, route, type PollHandle } from './poll-loop';
 import { AgentRuntime, PATCH_CAN_WAITS_FOR_POLL } from './runtime';
@@ -104,39 +113,38 @@ function registerHandlers(rt: AgentRuntime, signals: SignalTracker): void {
     }
   };
 
-  setHandler(
+  setCheckedUpdate(
     sendUpdate,
+    sendRequestSchema,
     async (req) => {
       enqueue(req, 'update');
       await condition(() => rt.outbox.outcomes.has(req.requestId));
       return rt.outbox.outcomes.get(req.requestId)!;
     },
-    {
-      validator: (req) => {
-        const problem = sendRequestProblem(req);
-        if (problem) throw new Error(problem);
-      },
-    },
+    sendRequestProblem,
   );
 
-  setHandler(sendRequestSignal, (req) => {
-    const problem = sendRequestProblem(req);
+  setHandler(sendRequestSignal, (req: unknown) => {
+    const problem = sendRequestProblem(req) ?? signalProblem(sendRequestSchema, req);
     if (problem) {
       // Nobody to answer without a requester; with one, it must not wait forever.
-      const requester = (req as Partial<SendRequest> | null)?.requester;
-      const requestId = (req as Partial<SendRequest> | null)?.requestId;
+      const { requester, requestId } = (
+        typeof req === 'object' && req !== null ? req : {}
+      ) as Partial<SendRequest>;
       if (typeof requester === 'string' && typeof requestId === 'string') {
         notifyRequester(signals, requester, requestId, invalidRequestOutcome(problem));
       }
       rt.noteError('send', new Error(problem));
+      dropSignal(sendRequestSignal.name, problem);
       return;
     }
-    const known = rt.outbox.outcomes.get(req.requestId);
-    if (known && req.requester) notifyRequester(signals, req.requester, req.requestId, known);
-    else enqueue(req, 'signal');
+    const sent = req as SendRequest;
+    const known = rt.outbox.outcomes.get(sent.requestId);
+    if (known && sent.requester) notifyRequester(signals, sent.requester, sent.requestId, known);
+    else enqueue(sent, 'signal');
   });
 
-  setHandler(waitSignal, async (req) => {
+  setCheckedSignal(waitSignal, waitRequestSchema, async (req) => {
     const { workflowId, wait, waitId, questionId, nextToo, answerWords, label, lateText } = req;
     if (wait) {
       const answers = answerWords ? { words: answerWords, label: label ?? '' } : undefined;
@@ -152,9 +160,11 @@ function registerHandlers(rt: AgentRuntime, signals: SignalTracker): void {
     rt.wakeRequested = true;
   });
 
-  setHandler(releaseSignal, ({ seq }) => rt.order.release(seq));
+  setCheckedSignal(releaseSignal, releaseSchema, ({ seq }) => rt.order.release(seq));
 
-  setHandler(typingSignal, ({ messageId }) => rt.statuses.addTyping(messageId));
+  setCheckedSignal(typingSignal, typingSchema, ({ messageId }) => rt.statuses.addTyping(messageId));
+
+  setCheckedSignal(resumeSignal, resumeSchema, () => rt.resume());
 
   setHandler(stateQuery, (): AgentStateView => ({
     agentKey: rt.agentKey,
@@ -170,5 +180,11 @@ function registerHandlers(rt: AgentRuntime, signals: SignalTracker): void {
     draining: rt.draining,
     lastError: rt.lastError,
     counters: rt.counters,
+    status: rt.refusal?.status ?? 'running',
+    ...(rt.refusal ? { refusal: rt.refusal } : {}),
+    poll: {
+      ...(rt.pollEndedAt === undefined ? {} : { lastEndedAt: new Date(rt.pollEndedAt).toISOString() }),
+      ...(rt.pollDueBy === undefined || rt.draining ? {} : { dueBy: new Date(rt.pollDueBy).toISOString() }),
+    },
   }));
 }

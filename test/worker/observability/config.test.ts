@@ -9,8 +9,10 @@ describe('observability configuration', () => {
       logFormat: 'pretty',
       logLevel: 'warn',
       logBodies: false,
+      healthCheckMs: 15_000,
     });
     expect(loadConfig({ AMSFLOW_LOG_FORMAT: 'json' }).observability.logLevel).toBe('info');
+    expect(loadConfig({ AMSFLOW_HEALTH_CHECK_MS: '500' }).observability.healthCheckMs).toBe(500);
   });
 
   it('takes off, 0, levels in any case and AMSFLOW_LOG_BODIES=1', () => {

@@ -1,0 +1,99 @@
+/**
+ * How an activity's failure reaches the workflow: `ApplicationFailure`s with stable type names
+ * (protocol/failures.ts) and details (status, Retry-After, whether the token was refused), all
+ * non-retryable (the workflow decides retries). Final refusals are `BENIGN`: the agent workflow
+ * logs them once, so the SDK does not log each at WARN with a stack.
+ */
+import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailureCategory } from '@temporalio/common';
+import {
+  AmbiguousSendError,
+  ApiError,
+  AuthError,
+  NotAcceptedError,
+  RateLimitError,
+  RequestAbortedError,
+  TransportError,
+  ValidationError,
+} from '../messaging/errors';
+import { ActivityFailureTypes as F, type SendFailureDetails } from './types';
+
+export function failure(
+  type: string,
+  message: string,
+  nonRetryable: boolean,
+  details?: unknown,
+): ApplicationFailure {
+  return ApplicationFailure.create({
+    type,
+    message,
+    nonRetryable,
+    details: details === undefined ? [] : [details],
+  });
+}
+
+/**
+ * A final refusal (a bad token, a 4xx): the agent workflow stops and logs it once, so the SDK's
+ * per-attempt WARN line (with a stack) is demoted to debug (`BENIGN`).
+ */
+function refusal(type: string, message: string, details: unknown): ApplicationFailure {
+  return ApplicationFailure.create({
+    type,
+    message,
+    nonRetryable: true,
+    details: [details],
+    category: ApplicationFailureCategory.BENIGN,
+  });
+}
+
+/**
+ * Maps a non-send failure. 429 and 503 mean "not done, try later": the workflow waits out
+ * Retry-After (in the details) or its ladder; bad tokens and bad requests stop.
+ */
+export function requestFailure(err: unknown): unknown {
+  if (err instanceof RateLimitError) {
+    return failure(F.rateLimited, err.message, true, { status: 429, retryAfterMs: err.retryAfterMs });
+  }
+  if (err instanceof NotAcceptedError) return failure(F.rateLimited, err.message, true, { status: 503 });
+  if (err instanceof AuthError) return refusal(F.unauthorized, err.message, { status: err.status });
+  if (err instanceof ValidationError) return failure(F.invalidRequest, err.message, true);
+  if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 409) {
+    return refusal(F.invalidRequest, err.message, { status: err.status, errorCode: err.errorCode });
+  }
+  return err;
+}
+
+/** Classifies one send attempt's failure. Only 429/503 and refused connections mean "not sent". */
+export function sendFailure(err: unknown, startedAt: number): ApplicationFailure {
+  const message = err instanceof Error ? err.message : String(err);
+  const details: SendFailureDetails = { startedAt };
+  if (err instanceof RateLimitError) {
+    return failure(F.sendRejected, message, true, {
+      ...details,
+      status: 429,
+      retryAfterMs: err.retryAfterMs,
+    });
+  }
+  if (err instanceof NotAcceptedError)
+    return failure(F.sendRejected, message, true, { ...details, status: 503 });
+  if (err instanceof TransportError && err.reason === 'connect') {
+    return failure(F.sendRejected, message, true, { ...details, status: 0, reason: 'connect' });
+  }
+  if (err instanceof AuthError) {
+    return refusal(F.sendUnauthorized, message, { ...details, status: err.status, tokenRefused: true });
+  }
+  if (err instanceof ApiError && err.status === 403) {
+    return failure(F.sendUnauthorized, message, true, { ...details, status: err.status });
+  }
+  if (err instanceof ValidationError) return failure(F.sendInvalid, message, true, details);
+  if (err instanceof ApiError && err.status >= 400 && err.status < 500) {
+    return failure(F.sendInvalid, message, true, { ...details, status: err.status });
+  }
+  if (err instanceof AmbiguousSendError) {
+    return failure(F.sendAmbiguous, message, true, { ...details, status: err.status, reason: err.reason });
+  }
+  if (err instanceof RequestAbortedError && !err.mayHaveBeenSent) {
+    return failure(F.sendRejected, message, true, { ...details, reason: 'aborted before sending' });
+  }
+  return failure(F.sendAmbiguous, message, true, { ...details, reason: 'unexpected' });
+}

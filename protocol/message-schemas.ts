@@ -1,0 +1,114 @@
+/**
+ * The argument schemas of the signals and updates in `messages.ts`, one beside each name. Anyone
+ * with access to the namespace can send any payload to any of them (the CLI, the UI, an SDK), so
+ * every handler parses its argument first and drops what does not fit (see
+ * `workflows/checked-handlers.ts`). Objects pass unknown members through: a newer sender may
+ * add a field, and nothing a handler passes on may lose one. Queries take no argument.
+ */
+import { z } from 'zod';
+
+const id = z.string().min(1);
+const count = z.number().int().nonnegative();
+
+/** An inbound message as the agent routes it: the members routing reads; the rest passes through. */
+const inboundMessage = z
+  .object({
+    id,
+    from: z.string(),
+    type: z.string(),
+    timestamp: z.string().optional(),
+    context: z.object({ from: z.string().optional(), id: z.string().optional() }).passthrough().optional(),
+  })
+  .passthrough();
+
+/** `amsflow.send` (update) and `amsflow.sendRequest` (signal): a request to the outbox. */
+export const sendRequestSchema = z
+  .object({
+    requestId: id,
+    message: z.object({ type: z.string() }).passthrough(),
+    requester: id.optional(),
+    handlerSeq: count.optional(),
+    retryAmbiguous: z.boolean().optional(),
+    reconcileAmbiguous: z.boolean().optional(),
+    expectReply: z.boolean().optional(),
+    waitId: count.optional(),
+    waitNextToo: z.boolean().optional(),
+    answerWords: z.array(z.string()).optional(),
+    answerLabel: z.string().optional(),
+    onlyWhileWaiting: count.optional(),
+  })
+  .passthrough();
+
+/** `amsflow.wait`: registers or ends a workflow's wait. */
+export const waitRequestSchema = z
+  .object({
+    workflowId: id,
+    wait: z.boolean(),
+    waitId: count.optional(),
+    questionId: z.string().optional(),
+    nextToo: z.boolean().optional(),
+    answerWords: z.array(z.string()).optional(),
+    label: z.string().optional(),
+    lateText: z.string().optional(),
+  })
+  .passthrough();
+
+/** `amsflow.release`: the handler of arrival `seq` has no first reply to send. */
+export const releaseSchema = z.object({ seq: count }).passthrough();
+
+/** `amsflow.typing`: show the typing indicator on an inbound message. */
+export const typingSchema = z.object({ messageId: id }).passthrough();
+
+/** `amsflow.resume`: resume an agent stopped by a refusal (see `resumeSignal`); any reason. */
+export const resumeSchema = z
+  .object({ reason: z.string().optional() })
+  .passthrough()
+  .nullish()
+  .transform((v) => v ?? {});
+
+const sendOutcomeSchema = z.union([
+  z.object({ ok: z.literal(true), messageId: id, attempts: count }).passthrough(),
+  z.object({ ok: z.literal(false), type: z.string(), message: z.string(), attempts: count }).passthrough(),
+]);
+
+/** `amsflow.sendResult`: the outcome of a `sendRequest` signal. */
+export const sendResultSchema = z.object({ requestId: id, outcome: sendOutcomeSchema }).passthrough();
+
+/** `amsflow.inbound`: a message routed to a waiting workflow. */
+export const routedMessageSchema = z
+  .object({ message: inboundMessage, seq: count, waitId: count.optional() })
+  .passthrough();
+
+/** `amsflow.late`: an answer to a question whose wait had timed out. */
+export const lateMessageSchema = z
+  .object({ message: inboundMessage, seq: count, questionId: z.string() })
+  .passthrough();
+
+/** `amsflow.receipt`: a receipt of a message the workflow sent. */
+export const receiptSchema = z
+  .object({ messageId: id, status: z.string(), timestamp: z.string().optional() })
+  .passthrough();
+
+/** `amsflow.cancel`: cancel a conversation from outside; the reason is optional (null is no reason). */
+export const cancelSchema = z
+  .object({ reason: z.string().optional() })
+  .passthrough()
+  .nullish()
+  .transform((v) => v ?? {});
+
+/** `amsflow.reminders.command`: a change to an agent's reminders (the reminder itself is checked deeply by the workflow). */
+export const remindersCommandSchema = z.discriminatedUnion('op', [
+  z.object({ op: z.literal('add'), reminder: z.object({ id }).passthrough() }).passthrough(),
+  z.object({ op: z.literal('cancel'), id }).passthrough(),
+  z
+    .object({ op: z.literal('shown'), list: z.array(z.object({ id, text: z.string() }).passthrough()) })
+    .passthrough(),
+]);
+
+/** A short, payload-free account of why an argument does not fit (paths and codes only). */
+export function schemaProblem(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'argument'}: ${issue.message}`)
+    .join('; ');
+}

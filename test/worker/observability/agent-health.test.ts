@@ -1,0 +1,116 @@
+/**
+ * The per-agent health judgement (worker/observability/agent-health.ts), `/readyz`'s use of it
+ * (readiness.ts) and its gauges: pure, no server.
+ */
+import { judgeAgent, type AgentObservation } from '../../../worker/observability/agent-health';
+import { AmsflowMetrics } from '../../../worker/observability/amsflow-metrics';
+import { Readiness } from '../../../worker/observability/readiness';
+import type { AgentStateView } from '../../../workflows/types';
+
+const now = Date.parse('2026-01-01T12:00:00Z');
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function state(extra: Partial<AgentStateView> = {}): AgentStateView {
+  return {
+    agentKey: 'a1',
+    generation: 1,
+    offset: 0,
+    recipientKnown: true,
+    queueLength: 0,
+    waiters: { reply: 0, next: 0 },
+    pendingMarkRead: 0,
+    dropped: { markRead: 0, receipts: 0 },
+    historyLength: 10,
+    draining: false,
+    counters: { received: 0, sent: 0, failedSends: 0, polls: 3, receipts: 0 },
+    status: 'running',
+    poll: { lastEndedAt: iso(now - 1000), dueBy: iso(now + 60_000) },
+    ...extra,
+  };
+}
+
+const seen = (extra: Partial<AgentObservation> = {}): AgentObservation => ({
+  running: true,
+  state: state(),
+  ...extra,
+});
+
+describe('agent health', () => {
+  it('is ok while the agent polls on time', () => {
+    expect(judgeAgent('a1', seen(), now, 15_000)).toMatchObject({ status: 'ok', pollOverdueSeconds: 0 });
+  });
+
+  it('reports a refusal with its fix', () => {
+    const refusal = {
+      status: 'unauthorized' as const,
+      where: 'poll' as const,
+      httpStatus: 401,
+      at: iso(now),
+      message: 'HTTP 401',
+      fix: 'the token of agent a1 was refused (401): set a valid token and restart the worker, or run `amsflow agent resume a1`',
+    };
+    const health = judgeAgent(
+      'a1',
+      seen({ state: state({ status: 'unauthorized', refusal, poll: {} }) }),
+      now,
+      15_000,
+    );
+    expect(health).toMatchObject({ status: 'unauthorized', reason: refusal.fix });
+  });
+
+  it('reports a workflow task that keeps failing (attempt 2 or later), before anything the query says', () => {
+    expect(judgeAgent('a1', seen({ workflowTaskAttempt: 1 }), now, 15_000).status).toBe('ok');
+    const failing = judgeAgent(
+      'a1',
+      seen({ workflowTaskAttempt: 4, state: { error: 'query timed out' } }),
+      now,
+      15_000,
+    );
+    expect(failing).toMatchObject({ status: 'task_failing', workflowTaskAttempt: 4 });
+    expect(failing.reason).toContain('agent:a1');
+  });
+
+  it('reports an agent that has not polled within its cadence, after the grace', () => {
+    const late = (ms: number) => seen({ state: state({ poll: { dueBy: iso(now - ms) } }) });
+    expect(judgeAgent('a1', late(10_000), now, 15_000)).toMatchObject({
+      status: 'ok',
+      pollOverdueSeconds: 10,
+    });
+    expect(judgeAgent('a1', late(20_000), now, 15_000)).toMatchObject({
+      status: 'not_polling',
+      pollOverdueSeconds: 20,
+    });
+  });
+
+  it('reports a workflow that does not run, or whose state cannot be read', () => {
+    expect(
+      judgeAgent('a1', { running: false, closedStatus: 'TERMINATED', state: { error: 'closed' } }, now, 0),
+    ).toMatchObject({
+      status: 'not_running',
+      reason: expect.stringContaining('TERMINATED'),
+    });
+    expect(judgeAgent('a1', seen({ state: { error: 'deadline exceeded' } }), now, 0).status).toBe('unknown');
+  });
+
+  it('makes /readyz answer not ready, per agent, and sets the gauges', async () => {
+    const readiness = new Readiness();
+    readiness.running([], { workflowService: { getSystemInfo: () => Promise.resolve({}) } } as never);
+    const health = [
+      judgeAgent('a1', seen(), now, 0),
+      judgeAgent('a2', seen({ workflowTaskAttempt: 3 }), now, 0),
+    ];
+    readiness.watchAgents(() => health);
+    const report = await readiness.check();
+    expect(report.ready).toBe(false);
+    expect(report.reason).toMatch(/^agent a2 is task_failing: /);
+    expect(report.agents?.map((a) => a.status)).toEqual(['ok', 'task_failing']);
+
+    const metrics = new AmsflowMetrics();
+    metrics.recordAgentHealth(health);
+    expect(metrics.agentUp.get({ agent: 'a1' })).toBe(1);
+    expect(metrics.agentUp.get({ agent: 'a2' })).toBe(0);
+    expect(metrics.agentStatus.get({ agent: 'a2', status: 'task_failing' })).toBe(1);
+    expect(metrics.agentStatus.get({ agent: 'a2', status: 'ok' })).toBe(0);
+    expect(metrics.agentTaskAttempt.get({ agent: 'a2' })).toBe(3);
+  });
+});

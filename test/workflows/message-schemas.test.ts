@@ -1,0 +1,85 @@
+/**
+ * Every signal and update argument schema (protocol/message-schemas.ts) takes what amsflow's
+ * own senders send and refuses `null`, `1`, `{}` and a wrong-typed field, without throwing.
+ */
+import * as s from '../../protocol/message-schemas';
+
+const message = { id: 'm1', from: 'user:1', type: 'text', timestamp: '1', text: { body: 'hi' } };
+const table: [string, { safeParse(v: unknown): { success: boolean } }, unknown, unknown[]][] = [
+  [
+    'sendRequest',
+    s.sendRequestSchema,
+    { requestId: 'r1', message: { type: 'text', text: { body: 'x' } } },
+    [null, 1, {}, { requestId: 5, message: { type: 'text' } }],
+  ],
+  [
+    'wait',
+    s.waitRequestSchema,
+    { workflowId: 'w', wait: true, waitId: 1, questionId: 'q' },
+    [null, 1, {}, { workflowId: 'w', wait: 'yes' }],
+  ],
+  ['release', s.releaseSchema, { seq: 3 }, [null, 1, {}, { seq: 'x' }]],
+  ['typing', s.typingSchema, { messageId: 'm1' }, [null, 1, {}, { messageId: 7 }]],
+  ['resume', s.resumeSchema, null, [1, 'x', { reason: 5 }]],
+  [
+    'sendResult',
+    s.sendResultSchema,
+    { requestId: 'r', outcome: { ok: true, messageId: 'm', attempts: 1 } },
+    [null, 1, {}, { requestId: 'r', outcome: { ok: 'yes' } }],
+  ],
+  ['inbound', s.routedMessageSchema, { message, seq: 1, waitId: 2 }, [null, 1, {}, { message, seq: 'one' }]],
+  [
+    'late',
+    s.lateMessageSchema,
+    { message, seq: 1, questionId: 'q' },
+    [null, 1, {}, { message: 1, seq: 1, questionId: 'q' }],
+  ],
+  [
+    'receipt',
+    s.receiptSchema,
+    { messageId: 'm', status: 'read' },
+    [null, 1, {}, { messageId: 'm', status: 3 }],
+  ],
+  ['cancel', s.cancelSchema, { reason: 'ops' }, [1, 'x', { reason: 5 }]],
+  [
+    'reminders.command',
+    s.remindersCommandSchema,
+    { op: 'cancel', id: 'r1' },
+    [null, 1, {}, { op: 'cancel', id: 5 }, { op: 'drop' }],
+  ],
+];
+
+describe('argument schemas of signals and updates', () => {
+  it.each(table)('%s takes a real argument and refuses bad ones', (_name, schema, good, bad) => {
+    expect(schema.safeParse(good).success).toBe(true);
+    for (const value of bad) expect(schema.safeParse(value).success).toBe(false);
+  });
+
+  it('keeps members it does not know (a newer sender), and a cancel or resume without argument is one', () => {
+    const parsed = s.routedMessageSchema.parse({ message: { ...message, extra: 1 }, seq: 1, later: true });
+    expect(parsed).toMatchObject({ later: true, message: { extra: 1, text: { body: 'hi' } } });
+    expect(s.cancelSchema.parse(null)).toEqual({});
+    expect(s.resumeSchema.parse(undefined)).toEqual({});
+  });
+
+  it('takes every inbound message the messaging client accepts: a reaction, a quote without an id', () => {
+    const reaction = {
+      id: 'm2',
+      from: 'user:1',
+      type: 'reaction',
+      timestamp: '2',
+      reaction: { message_id: 'm1' },
+    };
+    const quoting = { ...message, context: { from: 'agent:x' } };
+    for (const m of [reaction, quoting])
+      expect(s.routedMessageSchema.safeParse({ message: m, seq: 1 }).success).toBe(true);
+  });
+
+  it('says what is wrong by path, without the payload', () => {
+    const result = s.releaseSchema.safeParse({ seq: 'secret-text' });
+    expect(result.success).toBe(false);
+    const problem = s.schemaProblem((result as { error: import('zod').ZodError }).error);
+    expect(problem).toMatch(/^seq: /);
+    expect(problem).not.toContain('secret-text');
+  });
+});

@@ -1,0 +1,182 @@
+/**
+ * Per-agent health, checked every `intervalMs` by the worker that serves the agents: nothing
+ * halts silently. For each agent it asks Temporal two things: DescribeWorkflowExecution (is the
+ * agent workflow running; is its pending workflow task on attempt 2 or later, i.e. failing and
+ * being retried) and the `amsflow.state` query (stopped by a refusal; the time by which its next
+ * poll should have ended). `/readyz` reports the result per agent and `amsflow_agent_*` gauges
+ * carry it (docs/OPERATIONS.md has the alert). The judgement is pure ({@link judgeAgent}).
+ */
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { agentWorkflowId } from '../../protocol/ids';
+import { stateQuery } from '../../protocol/messages';
+import type { AgentStateView } from '../../workflows/types';
+import type { AmsflowMetrics } from './amsflow-metrics';
+
+/** What an agent is: fine, or why not. */
+export const AGENT_HEALTH_STATUSES = [
+  'ok',
+  'unauthorized',
+  'refused',
+  'task_failing',
+  'not_polling',
+  'not_running',
+  'unknown',
+] as const;
+export type AgentHealthStatus = (typeof AGENT_HEALTH_STATUSES)[number];
+
+export interface AgentHealth {
+  agentKey: string;
+  status: AgentHealthStatus;
+  /** Why not ok, with what to do. */
+  reason?: string;
+  /** The pending workflow task's attempt, when one is pending. */
+  workflowTaskAttempt?: number;
+  /** Seconds past the time the agent's next poll should have ended (0 when on time). */
+  pollOverdueSeconds?: number;
+  checkedAt: string;
+}
+
+/** What Temporal said about the agent workflow. */
+export interface AgentObservation {
+  /** false: not found, or closed (terminated, failed, timed out). */
+  running: boolean;
+  /** How it ended, when it did. */
+  closedStatus?: string;
+  workflowTaskAttempt?: number;
+  /** The state query's answer, or why it failed. */
+  state: AgentStateView | { error: string };
+}
+
+/** A pending workflow task on this attempt or later keeps failing. */
+export const FAILING_TASK_ATTEMPT = 2;
+
+/** Judges one agent from what Temporal said, at `now` (epoch ms); `graceMs` past its poll's due time. */
+export function judgeAgent(
+  agentKey: string,
+  seen: AgentObservation,
+  now: number,
+  graceMs: number,
+): AgentHealth {
+  const base = { agentKey, checkedAt: new Date(now).toISOString() };
+  const id = agentWorkflowId(agentKey);
+  if (!seen.running) {
+    const how = seen.closedStatus ? `its workflow ${id} is ${seen.closedStatus}` : `no workflow ${id}`;
+    return { ...base, status: 'not_running', reason: `${how}: restart the worker (it starts the agent)` };
+  }
+  const attempt = seen.workflowTaskAttempt;
+  const withAttempt = attempt === undefined ? base : { ...base, workflowTaskAttempt: attempt };
+  if (attempt !== undefined && attempt >= FAILING_TASK_ATTEMPT) {
+    return {
+      ...withAttempt,
+      status: 'task_failing',
+      reason:
+        `the workflow task of ${id} keeps failing (attempt ${attempt}): the agent neither polls nor ` +
+        `sends; see the worker's log and the workflow's history (temporal workflow show -w ${id})`,
+    };
+  }
+  if ('error' in seen.state) {
+    return {
+      ...withAttempt,
+      status: 'unknown',
+      reason: `the state query of ${id} failed: ${seen.state.error}`,
+    };
+  }
+  const state = seen.state;
+  if (state.refusal) {
+    return { ...withAttempt, status: state.refusal.status, reason: state.refusal.fix };
+  }
+  const dueBy = state.poll?.dueBy === undefined ? undefined : Date.parse(state.poll.dueBy);
+  const overdueMs = dueBy === undefined ? 0 : Math.max(0, now - dueBy);
+  const overdue = { ...withAttempt, pollOverdueSeconds: Math.round(overdueMs / 1000) };
+  if (overdueMs > graceMs) {
+    return {
+      ...overdue,
+      status: 'not_polling',
+      reason:
+        `agent ${agentKey} has not polled within its cadence (its poll was due by ${state.poll.dueBy}): ` +
+        'is a worker serving its activity task queues? See the worker log',
+    };
+  }
+  return { ...overdue, status: 'ok' };
+}
+
+export interface AgentHealthOptions {
+  client: Client;
+  agentKeys: string[];
+  metrics?: AmsflowMetrics;
+  /** Between checks. Default 15 s (`AMSFLOW_HEALTH_CHECK_MS`). */
+  intervalMs?: number;
+  /** Allowed lateness of a poll past its due time. Default 15 s. */
+  graceMs?: number;
+  /** Longest wait for Temporal's answers of one check. Default 5 s. */
+  timeoutMs?: number;
+}
+
+/** Checks the agents of a worker every `intervalMs`; {@link latest} is what `/readyz` reports. */
+export class AgentHealthMonitor {
+  private results: AgentHealth[] = [];
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<AgentHealth[]>;
+
+  constructor(private readonly options: AgentHealthOptions) {}
+
+  /** The last check's results (empty before the first check ends). */
+  latest(): AgentHealth[] {
+    return this.results;
+  }
+
+  /** Checks at once, then every interval, until {@link stop}. */
+  start(): this {
+    const every = this.options.intervalMs ?? 15_000;
+    void this.check().catch(() => undefined);
+    this.timer = setInterval(() => void this.check().catch(() => undefined), every);
+    this.timer.unref();
+    return this;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** One check of every agent (concurrent checks share one). */
+  check(): Promise<AgentHealth[]> {
+    this.running ??= this.checkAll().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async checkAll(): Promise<AgentHealth[]> {
+    const grace = this.options.graceMs ?? 15_000;
+    const results = await Promise.all(
+      this.options.agentKeys.map(async (key) => judgeAgent(key, await this.observe(key), Date.now(), grace)),
+    );
+    this.results = results;
+    this.options.metrics?.recordAgentHealth(results);
+    return results;
+  }
+
+  private async observe(agentKey: string): Promise<AgentObservation> {
+    const { client } = this.options;
+    const deadline = Date.now() + (this.options.timeoutMs ?? 5_000);
+    const handle = client.workflow.getHandle(agentWorkflowId(agentKey));
+    let description;
+    try {
+      description = await client.connection.withDeadline(deadline, () => handle.describe());
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return { running: false, state: { error: 'not found' } };
+      return { running: true, state: { error: message(err) } };
+    }
+    if (description.status.name !== 'RUNNING') {
+      return { running: false, closedStatus: description.status.name, state: { error: 'closed' } };
+    }
+    const attempt = description.raw.pendingWorkflowTask?.attempt ?? undefined;
+    const state = await client.connection
+      .withDeadline(deadline, () => handle.query(stateQuery))
+      .catch((err: unknown) => ({ error: message(err) }));
+    return { running: true, ...(attempt ? { workflowTaskAttempt: attempt } : {}), state };
+  }
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
