@@ -25,12 +25,14 @@ import { MessagingClient } from '../messaging/client';
 import { resolveLimits, type Limits } from '../messaging/limits';
 import { resolveTemporalBinaries } from '../scripts/temporal-binaries';
 import { SimulatorStateError, startSimulator, type RestoredState, type RunningSimulator } from '../simulator';
+import { mediaDirOf } from '../simulator/state-file';
 import { activityQueue, type Endpoint } from '../protocol/queues';
 import type { WorkerConfig } from './config';
 import { workflowBundlerOptions } from './bundling';
 import { dataConverterFor } from './codec';
 import { claimablePort, PortInUseError, startDevServer, type RunningDevServer } from './dev-server';
 import { Observability } from './observability';
+import { noteFreshPaths } from './start-leftovers';
 
 export interface RunningAmsflow {
   temporalAddress: string;
@@ -181,11 +183,14 @@ export async function runAmsflow(
     for (const step of cleanups.reverse()) await step().catch(() => undefined);
   };
   const obs = observability ?? new Observability(config.observability);
+  // What this start creates under the data dir goes again if it fails (worker/start-leftovers.ts).
+  const leftovers: (() => void)[] = [];
   try {
     if (!observability) cleanups.push(() => obs.close());
     await obs.start();
     const usesDataDir = !config.temporalAddress || config.embeddedSimulator;
     if (usesDataDir) {
+      leftovers.push(noteFreshPaths([config.dataDir]));
       const release = lockDataDir(config.dataDir);
       cleanups.push(() => Promise.resolve(release()));
       // Scratch of older versions, which began every demo afresh.
@@ -199,6 +204,7 @@ export async function runAmsflow(
       log(`amsflow: no conversation in ${stateFile}, so the demo's Temporal data start afresh too`);
       removeDb(temporalDb);
     }
+    leftovers.push(noteFreshPaths([demoDir, stateFile, stateFile && mediaDirOf(stateFile), temporalDb]));
     const resume: ResumeInfo = {
       dataDir: config.dataDir,
       demoDir,
@@ -369,6 +375,7 @@ export async function runAmsflow(
     };
   } catch (err) {
     await cleanup();
+    for (const discard of leftovers) discard();
     throw err;
   }
 }
