@@ -8,6 +8,7 @@
  */
 import { checkedConfig } from './preflight';
 import type { RunningAmsflow } from './run';
+import { onStopSignals } from './stop-signals';
 
 async function main(): Promise<void> {
   const config = await checkedConfig();
@@ -22,23 +23,26 @@ async function main(): Promise<void> {
   const say = json ? (line: string) => obs.logger.info(line) : (line: string) => console.log(line);
   await obs.start();
   if (obs.url) say(`amsflow: metrics and health at ${obs.url} (/metrics, /healthz, /readyz)`);
-  // Listening from here on, for the whole run (not `once`): a Ctrl-C under `npm start` arrives
-  // twice, from the terminal and forwarded by npm, and a second signal with no listener would
-  // kill the process in the middle of its drain (the Temporal runtime drops its own after the
-  // first). A signal during the start stops what started as soon as the start is over.
+  // From here on, a signal drains what has started (worker/stop-signals.ts); one during the start
+  // drains it as soon as the start is over.
   const run: { running?: RunningAmsflow; stopping: boolean } = { stopping: false };
   const drain = (running: RunningAmsflow) => {
     const chat = running.chatUrl ? ', then the chat is written to disk' : '';
-    say(`amsflow: stopping (long polls cancelled, in-flight sends finishing${chat})`);
+    say(
+      `amsflow: stopping (long polls cancelled, in-flight sends finishing${chat}; a second Ctrl-C stops at once)`,
+    );
     void running.shutdown();
   };
-  const stop = () => {
-    if (run.stopping) return;
-    run.stopping = true;
-    if (run.running) drain(run.running);
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  onStopSignals(
+    () => {
+      run.stopping = true;
+      if (run.running) drain(run.running);
+    },
+    () => {
+      console.error('amsflow: stopped at once, without waiting for the drain');
+      process.exit(130);
+    },
+  );
   const running = await runAmsflow(config, say, obs);
   run.running = running;
   if (run.stopping) drain(running);
