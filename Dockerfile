@@ -33,4 +33,6 @@ COPY --from=build /app/dist ./dist
 COPY simulator/web ./simulator/web
 USER node
 EXPOSE 9464
+# node is the container's PID 1 and answers SIGTERM (docker stop) and SIGINT itself with the clean
+# drain (worker/stop-signals.ts); give it 45 s before SIGKILL (docker-compose.yml: stop_grace_period).
 CMD ["node", "dist/worker/main.js"]

@@ -11,6 +11,10 @@ import { DEFAULT_TASK_QUEUE } from '../protocol/queues';
 import type { AgentTuning } from '../workflows/types';
 import { isTimeZone } from '../workflows/reminder-time';
 import { EncryptionKeysSchema, type EncryptionKey } from './codec/keys';
+import { readBotConfig } from './bot-config';
+import { BaseUrlSchema, parseAgentEntries, tokenProblem } from './config-checks';
+
+export { MAX_BOT_CONFIG_BYTES } from './bot-config';
 
 const projectRoot = resolve(__dirname, '..');
 
@@ -87,16 +91,22 @@ export const AgentConfigSchema = z
     /** The agent's API token, or `tokenEnv`: the name of a variable holding it. */
     token: nonEmpty.optional(),
     tokenEnv: nonEmpty.optional(),
-    baseUrl: z.string().url().optional(),
+    baseUrl: BaseUrlSchema.optional(),
     recipient: nonEmpty.optional(),
     handlerWorkflowType: nonEmpty.optional(),
   })
   .strict();
 export type AgentConfig = z.infer<typeof AgentConfigSchema> & { token: string };
 
-const EnvSchema = z.object({
-  AMS_TOKEN: nonEmpty.optional(),
-  AMS_BASE_URL: z.string().url().optional(),
+/** The environment the worker reads; exported for the start's port check (worker/ports.ts). */
+export const EnvSchema = z.object({
+  AMS_TOKEN: nonEmpty
+    .superRefine((token, ctx) => {
+      const problem = tokenProblem(token);
+      if (problem) ctx.addIssue({ code: z.ZodIssueCode.custom, message: problem });
+    })
+    .optional(),
+  AMS_BASE_URL: BaseUrlSchema.optional(),
   AMSFLOW_AGENT: AgentConfigSchema.shape.agentKey.default('default'),
   AMSFLOW_AGENTS_FILE: nonEmpty.optional(),
   TEMPORAL_ADDRESS: nonEmpty.optional(),
@@ -214,14 +224,19 @@ function issues(prefix: string, error: z.ZodError): string[] {
   });
 }
 
-const AgentsFileSchema = z.array(AgentConfigSchema).min(1);
-
 /** Reads the configuration from `env` (default `process.env`); throws {@link ConfigError}. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
-  const parsed = EnvSchema.safeParse(env);
-  if (!parsed.success) throw new ConfigError(issues('', parsed.error));
-  const e = parsed.data;
   const problems: string[] = [];
+  let parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    // Checked again without the bad variables (their defaults instead), so that the checks below
+    // (the agents file, the modules) still run: every problem is in the one message.
+    problems.push(...issues('', parsed.error));
+    const bad = new Set(parsed.error.issues.map((issue) => String(issue.path[0])));
+    parsed = EnvSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([name]) => !bad.has(name))));
+    if (!parsed.success) throw new ConfigError(problems);
+  }
+  const e = parsed.data;
   let agents: AgentConfig[] = [];
   let embeddedSimulator = false;
 
@@ -234,28 +249,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
       problems.push(`AMSFLOW_AGENTS_FILE: cannot read ${file} as JSON (${(err as Error).message})`);
     }
     if (raw !== undefined) {
-      const file = AgentsFileSchema.safeParse(raw);
-      if (!file.success) problems.push(...issues('AMSFLOW_AGENTS_FILE', file.error));
-      else {
-        const keys = new Set<string>();
-        file.data.forEach((agent, i) => {
-          if (keys.has(agent.agentKey))
-            problems.push(`AMSFLOW_AGENTS_FILE ${i}.agentKey: duplicate "${agent.agentKey}"`);
-          keys.add(agent.agentKey);
-          const token = agent.token ?? (agent.tokenEnv ? env[agent.tokenEnv] : undefined);
-          if (!token) {
-            problems.push(
-              `AMSFLOW_AGENTS_FILE ${i}: agent "${agent.agentKey}" needs "token" or "tokenEnv" naming a set variable`,
-            );
-          }
-          agents.push({ ...agent, baseUrl: agent.baseUrl ?? e.AMS_BASE_URL, token: token ?? '' });
-        });
-      }
+      const entries = parseAgentEntries(raw, AgentConfigSchema, env, file);
+      problems.push(...entries.problems);
+      agents = entries.agents.map((agent) => ({ ...agent, baseUrl: agent.baseUrl ?? e.AMS_BASE_URL }));
     }
   } else if (e.AMS_TOKEN) {
     agents = [{ agentKey: e.AMSFLOW_AGENT, token: e.AMS_TOKEN, baseUrl: e.AMS_BASE_URL }];
   } else {
-    if (e.AMS_BASE_URL) problems.push('AMS_TOKEN: required when AMS_BASE_URL is set');
+    // (An AMS_TOKEN that is set but bad is reported already.)
+    if (e.AMS_BASE_URL && env.AMS_TOKEN === undefined) {
+      problems.push('AMS_TOKEN: required when AMS_BASE_URL is set');
+    }
     embeddedSimulator = true;
     agents = [{ agentKey: e.AMSFLOW_AGENT, token: '' }];
   }
@@ -309,36 +313,4 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
     },
     encryptionKeys: e.AMSFLOW_ENCRYPTION_KEYS,
   };
-}
-
-/** The bot configuration is in every handler's start event: keep it small. */
-export const MAX_BOT_CONFIG_BYTES = 64 * 1024;
-
-/** `AMSFLOW_BOT_CONFIG`: JSON text, or the path of a JSON file. */
-function readBotConfig(value: string, problems: string[]): unknown {
-  const text = value.trim();
-  const inline = /^[[{"]/.test(text);
-  let json = text;
-  if (!inline) {
-    try {
-      json = readFileSync(resolve(text), 'utf8');
-    } catch (err) {
-      problems.push(`AMSFLOW_BOT_CONFIG: neither JSON nor a readable file (${(err as Error).message})`);
-      return undefined;
-    }
-  }
-  if (Buffer.byteLength(json) > MAX_BOT_CONFIG_BYTES) {
-    problems.push(
-      `AMSFLOW_BOT_CONFIG: larger than ${MAX_BOT_CONFIG_BYTES} bytes (it is in every handler's history)`,
-    );
-    return undefined;
-  }
-  try {
-    return JSON.parse(json) as unknown;
-  } catch (err) {
-    problems.push(
-      `AMSFLOW_BOT_CONFIG: ${inline ? 'not valid JSON' : `${resolve(text)} is not valid JSON`} (${(err as Error).message})`,
-    );
-    return undefined;
-  }
 }

@@ -14,6 +14,10 @@ import { createServer, Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { Connection } from '@temporalio/client';
+import { DevServerStartError, PortInUseError } from './dev-server-errors';
+import { tailOf } from './output-tail';
+
+export { DevServerStartError, PortInUseError };
 
 /** How {@link startDevServer} runs the server. */
 export interface DevServerOptions {
@@ -32,7 +36,10 @@ export interface DevServerOptions {
   sqlitePragmas?: Record<string, string>;
   /** Give up waiting for the server after this long (default 60 s). */
   startTimeoutMs?: number;
-  /** Where the server's own output goes (default: discarded). */
+  /**
+   * Where the server's own output goes. Default: its last 16 KiB are kept in memory, and the
+   * error of a start that fails ({@link DevServerStartError}) shows them.
+   */
   logFile?: number | 'inherit' | 'ignore';
   /**
    * How long a taken port may take to become free before {@link PortInUseError} (default 5 s):
@@ -68,32 +75,6 @@ export interface RunningDevServer {
   stop(): Promise<void>;
 }
 
-/**
- * A port amsflow should listen on is taken: thrown by {@link startDevServer} (its gRPC and web UI
- * ports) and by `npm start` for the embedded simulator's port.
- */
-export class PortInUseError extends Error {
-  readonly code = 'AMSFLOW_PORT_IN_USE';
-  constructor(
-    readonly port: number,
-    readonly role: 'gRPC' | 'web UI' | 'simulator',
-  ) {
-    const find = `find it with \`ss -ltnp 'sport = :${port}'\` or \`lsof -iTCP:${port} -sTCP:LISTEN\``;
-    super(
-      role === 'simulator'
-        ? `Cannot start the embedded simulator: 127.0.0.1:${port}, its port (web chat and service API), ` +
-            'is already in use, most likely by an `npm start` still running, or by another program. ' +
-            `Stop that process (${find}), or pick another port (AMSFLOW_SIMULATOR_PORT).`
-        : `Cannot start the embedded Temporal dev server: 127.0.0.1:${port}, its ${role} port, is already ` +
-            'in use, most likely by a dev server left over from an earlier run that was killed, or by ' +
-            `another program. Stop that process (${find}), or pick another port (amsflow worker: ` +
-            'AMSFLOW_DEV_SERVER_PORT / AMSFLOW_DEV_SERVER_UI_PORT), or, to use a server that is already ' +
-            `running on purpose, set TEMPORAL_ADDRESS=127.0.0.1:${port} instead of starting one.`,
-    );
-    this.name = 'PortInUseError';
-  }
-}
-
 /** Watchdogs started by this process, held so their lifeline pipes live as long as the process. */
 const lifelines = new Set<ChildProcess>();
 
@@ -118,13 +99,13 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Whether 127.0.0.1:port can be listened on; only EADDRINUSE counts as taken. */
-function portTaken(port: number): Promise<boolean> {
+/** Whether host:port can be listened on now; only EADDRINUSE counts as taken. */
+export function portTaken(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((done) => {
     const probe = createServer();
     probe.unref();
     probe.once('error', (err: NodeJS.ErrnoException) => done(err.code === 'EADDRINUSE'));
-    probe.listen(port, '127.0.0.1', () => probe.close(() => done(false)));
+    probe.listen(port, host, () => probe.close(() => done(false)));
   });
 }
 
@@ -202,6 +183,9 @@ async function waitReady(
   const deadline = Date.now() + timeoutMs;
   let exited: string | undefined;
   child.once('exit', (code, signal) => (exited = `exited with ${signal ?? code}`));
+  if (child.exitCode !== null || child.signalCode !== null) {
+    exited = `exited with ${child.signalCode ?? child.exitCode}`;
+  }
   for (;;) {
     if (exited) throw new Error(`Temporal dev server ${exited} before it was ready`);
     if (Date.now() > deadline)
@@ -259,7 +243,7 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   for (const [key, value] of Object.entries({ ...DEFAULT_SQLITE_PRAGMAS, ...options.sqlitePragmas })) {
     args.push('--sqlite-pragma', `${key}=${value}`);
   }
-  const stdio = options.logFile ?? 'ignore';
+  const stdio = options.logFile ?? 'pipe';
   // The watchdog gets its own process group: a Ctrl-C in the terminal must not stop the server
   // before the workers have drained; stop() ends it after them. Its stdin is the lifeline.
   const child = spawn(process.execPath, [...watchdogArgs(), options.cliPath, ...args], {
@@ -273,14 +257,18 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   child.unref();
   child.stdin!.on('error', () => undefined);
   (child.stdin as unknown as Socket).unref();
+  const output = tailOf(stdio === 'pipe' ? [child.stdout, child.stderr] : []);
   const address = `127.0.0.1:${port}`;
   let serverPid: number;
   try {
     serverPid = await reportedPid(child.stdio[3] as Readable);
     await waitReady(child, address, port, namespace, options.startTimeoutMs ?? 60_000);
   } catch (err) {
+    // How it ended on its own (the watchdog exits with the server's code), before it is killed.
+    const exit = child.exitCode !== null ? `exit code ${child.exitCode}` : (child.signalCode ?? undefined);
     signalGroup(child, 'SIGKILL');
-    throw err;
+    await output.settled(2_000);
+    throw new DevServerStartError((err as Error).message, output.text(), exit);
   }
   let stopped: Promise<void> | undefined;
   return {

@@ -26,12 +26,14 @@ import { MessagingClient } from '../messaging/client';
 import { resolveLimits, type Limits } from '../messaging/limits';
 import { resolveTemporalBinaries } from '../scripts/temporal-binaries';
 import { SimulatorStateError, startSimulator, type RestoredState, type RunningSimulator } from '../simulator';
+import { mediaDirOf } from '../simulator/state-file';
 import { activityQueue, type Endpoint } from '../protocol/queues';
 import type { WorkerConfig } from './config';
 import { bundleBot, DEFAULT_HANDLER_WORKFLOW_TYPE } from './bot-bundle';
 import { dataConverterFor } from './codec';
 import { claimablePort, PortInUseError, startDevServer, type RunningDevServer } from './dev-server';
 import { Observability } from './observability';
+import { noteFreshPaths } from './start-leftovers';
 
 export interface RunningAmsflow {
   temporalAddress: string;
@@ -182,6 +184,8 @@ export async function runAmsflow(
     for (const step of cleanups.reverse()) await step().catch(() => undefined);
   };
   const obs = observability ?? new Observability(config.observability);
+  // What this start creates under the data dir goes again if it fails (worker/start-leftovers.ts).
+  const leftovers: (() => void)[] = [];
   try {
     if (!observability) cleanups.push(() => obs.close());
     await obs.start();
@@ -198,6 +202,7 @@ export async function runAmsflow(
         });
     const usesDataDir = !config.temporalAddress || config.embeddedSimulator;
     if (usesDataDir) {
+      leftovers.push(noteFreshPaths([config.dataDir]));
       const release = lockDataDir(config.dataDir);
       cleanups.push(() => Promise.resolve(release()));
       // Scratch of older versions, which began every demo afresh.
@@ -211,6 +216,7 @@ export async function runAmsflow(
       log(`amsflow: no conversation in ${stateFile}, so the demo's Temporal data start afresh too`);
       removeDb(temporalDb);
     }
+    leftovers.push(noteFreshPaths([demoDir, stateFile, stateFile && mediaDirOf(stateFile), temporalDb]));
     const resume: ResumeInfo = {
       dataDir: config.dataDir,
       demoDir,
@@ -385,6 +391,7 @@ export async function runAmsflow(
     };
   } catch (err) {
     await cleanup();
+    for (const discard of leftovers) discard();
     throw err;
   }
 }

@@ -6,7 +6,6 @@
  * restart finishes after it, with nothing asked twice and nothing lost. Screenshots go to
  * `test-artifacts/npm-start-*.png`, the measured times to `test-artifacts/npm-start-timings.json`.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -14,9 +13,16 @@ import { Client, Connection } from '@temporalio/client';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { getAgentState } from '../../client/agents';
 import type { Conversation } from '../../simulator';
-import { freePort } from '../../worker/dev-server';
+import {
+  demoEnv,
+  launch,
+  ROOT,
+  startCommand,
+  textOf as text,
+  untilRunning,
+  type NpmStart,
+} from '../support/npm-start';
 
-const ROOT = path.resolve(__dirname, '..', '..');
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
   '--headless=new',
@@ -38,38 +44,8 @@ const WAIT_MS = 20_000;
 const NAME = 'Ada Lovelace';
 const EMAIL = 'ada@example.com';
 
-/** What `npm start` runs: the `start` script, checked to be the command this test runs. */
-function startCommand(): string[] {
-  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
-    scripts: Record<string, string>;
-  };
-  const [bin, ...args] = pkg.scripts.start.split(' ');
-  expect(bin).toBe('ts-node');
-  return [require.resolve('ts-node/dist/bin.js'), ...args];
-}
-
-interface NpmStart {
-  child: ChildProcessWithoutNullStreams;
-  output: string[];
-  exited: Promise<number | null>;
-}
-
-async function until<T>(
-  what: string,
-  timeoutMs: number,
-  check: () => T | undefined | Promise<T | undefined>,
-) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe('npm start: a resumable demo (headless Chromium)', () => {
-  const env: NodeJS.ProcessEnv = {};
+  let env: NodeJS.ProcessEnv = {};
   let dataDir: string;
   let browser: Browser;
   let page: Page;
@@ -77,21 +53,11 @@ describe('npm start: a resumable demo (headless Chromium)', () => {
   const pageErrors: string[] = [];
   const timings: Record<string, number> = {};
 
-  const text = (start: NpmStart) => start.output.join('');
-
   async function npmStart(): Promise<NpmStart> {
     const began = Date.now();
-    const child = spawn(process.execPath, startCommand(), { cwd: ROOT, env, stdio: 'pipe' });
-    const output: string[] = [];
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => output.push(chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => output.push(chunk));
-    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-    const start = { child, output, exited };
+    const start = launch(process.execPath, startCommand(), env);
     current = start;
-    await until('npm start to say it is running', START_MS, () => {
-      if (child.exitCode !== null) throw new Error(`npm start exited (${child.exitCode}):\n${text(start)}`);
-      return text(start).includes('amsflow: running') ? true : undefined;
-    });
+    await untilRunning(start, START_MS);
     timings[`start${Object.keys(timings).filter((k) => k.startsWith('start')).length + 1}Ms`] =
       Date.now() - began;
     return start;
@@ -147,16 +113,7 @@ describe('npm start: a resumable demo (headless Chromium)', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'amsflow-npm-start-'));
-    for (const [key, value] of Object.entries(process.env)) {
-      // The test's own dev server and any real-service settings are not npm start's business.
-      if (!/^(AMS_|AMSFLOW_|TEMPORAL_ADDRESS|TEMPORAL_NAMESPACE)/.test(key)) env[key] = value;
-    }
-    Object.assign(env, {
-      AMSFLOW_DATA_DIR: dataDir,
-      AMSFLOW_DEV_SERVER_PORT: String(await freePort()),
-      AMSFLOW_DEV_SERVER_UI_PORT: String(await freePort()),
-      AMSFLOW_SIMULATOR_PORT: String(await freePort()),
-    });
+    ({ env } = await demoEnv(dataDir));
     mkdirSync(ARTIFACTS_DIR, { recursive: true });
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: 30_000 });
     const context = await browser.newContext({ viewport: { width: 900, height: 820 }, colorScheme: 'light' });

@@ -113,11 +113,45 @@ describe('a start refused before anything runs', () => {
     }
     expect(existsSync(db)).toBe(false);
     expect(lines.join('\n')).toContain("so the demo's Temporal data start afresh too");
-    // The simulator that had started wrote its (empty) chat on the way out.
-    expect(JSON.parse(readFileSync(join(dir, 'demo', 'simulator.json'), 'utf8'))).toMatchObject({
-      clean: true,
-    });
+    // The chat the failed start began is not left for the next start to "resume".
+    expect(existsSync(join(dir, 'demo', 'simulator.json'))).toBe(false);
+    expect(existsSync(join(dir, 'demo'))).toBe(true);
   }, 20_000);
+
+  it('a first start that fails leaves no data dir; a resumed one that fails keeps what it found', async () => {
+    const fresh = join(dir, 'fresh');
+    const port = await freePort();
+    const taken = await listen(port);
+    try {
+      // Fails at the dev server's port, after the simulator has started and written its chat.
+      const first = runAmsflow(
+        await config({ AMSFLOW_DATA_DIR: fresh, AMSFLOW_DEV_SERVER_PORT: String(port) }),
+        () => undefined,
+      );
+      await expect(first).rejects.toMatchObject({ name: 'PortInUseError', port });
+      expect(existsSync(fresh)).toBe(false);
+
+      // A previous run's chat is kept, however the start goes.
+      mkdirSync(join(dir, 'demo'));
+      const chat = join(dir, 'demo', 'simulator.json');
+      writeFileSync(
+        chat,
+        JSON.stringify({
+          format: 'amsflow-simulator-state',
+          version: 1,
+          savedAt: 0,
+          simNow: 0,
+          clean: true,
+          agents: {},
+        }),
+      );
+      const resumed = runAmsflow(await config({ AMSFLOW_DEV_SERVER_PORT: String(port) }), () => undefined);
+      await expect(resumed).rejects.toMatchObject({ name: 'PortInUseError', port });
+      expect(existsSync(chat)).toBe(true);
+    } finally {
+      taken.close();
+    }
+  }, 30_000);
 });
 
 describe('the banner', () => {

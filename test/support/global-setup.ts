@@ -1,13 +1,15 @@
 /**
  * Jest global setup: provides the Temporal binaries (installing them if needed) and starts one
- * dev server for the integration suites, on free ports with SQLite in a temp dir. Test files
- * find it through `AMSFLOW_TEST_TEMPORAL_ADDRESS`.
+ * dev server for the integration suites, on free ports with SQLite in a temp dir (a start that
+ * fails is tried again on fresh ports; the last failure shows the server's output and exit).
+ * Test files find it through `AMSFLOW_TEST_TEMPORAL_ADDRESS`.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveTemporalBinaries } from '../../scripts/temporal-binaries';
-import { startDevServer, type RunningDevServer } from '../../worker/dev-server';
+import type { RunningDevServer } from '../../worker/dev-server';
+import { startScratchDevServer } from '../../worker/dev-server-retry';
 
 declare global {
   var __amsflowDevServer: { server: RunningDevServer; dir: string } | undefined;
@@ -19,10 +21,11 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEMPORAL_CLI_PATH = binaries.cli.path;
   if (binaries.testServer.kind === 'path') process.env.TEMPORAL_TEST_SERVER_PATH = binaries.testServer.path;
   const dir = mkdtempSync(join(tmpdir(), 'amsflow-test-'));
-  const server = await startDevServer({
+  const server = await startScratchDevServer({
     cliPath: binaries.cli.path,
     dbFile: join(dir, 'temporal.db'),
     uiPort: false,
+    log: (line) => console.error(`jest global set-up: ${line}`),
   });
   process.env.AMSFLOW_TEST_TEMPORAL_ADDRESS = server.address;
   // Worker processes of the suites (several at once) take any free metrics port, not 9464.

@@ -32,16 +32,20 @@ describe('a bad value of any worker variable', () => {
     ['AMSFLOW_AGENTS_FILE', ' ', /at least 1 character/],
     ['AMSFLOW_AGENTS_FILE', '/no/such/agents.json', /cannot read \/no\/such\/agents\.json as JSON/],
     ['AMSFLOW_AGENTS_FILE', file('object.json', '{"agentKey":"a","token":"t"}'), /Expected array/],
-    ['AMSFLOW_AGENTS_FILE', file('nokey.json', '[{"token":"t"}]'), /0\.agentKey: Required/],
+    [
+      'AMSFLOW_AGENTS_FILE',
+      file('nokey.json', '[{"token":"t"}]'),
+      /nokey\.json, entry 1: agentKey: Required/,
+    ],
     [
       'AMSFLOW_AGENTS_FILE',
       file('badurl.json', '[{"agentKey":"a","token":"t","baseUrl":"x"}]'),
-      /Invalid url/,
+      /badurl\.json, entry 1 \(agent "a"\): baseUrl: is not an absolute URL/,
     ],
     [
       'AMSFLOW_AGENTS_FILE',
       file('badkey.json', '[{"agentKey":"a b","token":"t"}]'),
-      /0\.agentKey: use 1 to 100/,
+      /entry 1 \(agent "a b"\): agentKey: use 1 to 100/,
     ],
     ['TEMPORAL_ADDRESS', ' ', /at least 1 character/],
     ['TEMPORAL_NAMESPACE', '', /at least 1 character/],
@@ -181,6 +185,113 @@ describe('the worker entry with a bad configuration', () => {
     expect(existsSync(dataDir)).toBe(false);
     for (const port of [dev, ui, sim, metrics]) expect(await isFree(port)).toBe(true);
   });
+});
+
+describe('the worker entry: every problem in one message, before anything starts', () => {
+  /** Listens on `ports` (as another program would) while `body` runs. */
+  async function holding<T>(ports: number[], body: () => Promise<T>): Promise<T> {
+    const servers = await Promise.all(
+      ports.map(
+        (port) =>
+          new Promise<ReturnType<typeof createServer>>((ok) => {
+            const server = createServer();
+            server.listen(port, '127.0.0.1', () => ok(server));
+          }),
+      ),
+    );
+    try {
+      return await body();
+    } finally {
+      await Promise.all(servers.map((s) => new Promise((ok) => s.close(ok))));
+    }
+  }
+
+  it('every port in use, each with the variable that moves it', async () => {
+    const dataDir = join(tmp, 'data-ports');
+    const [dev, ui, sim, metrics] = await freePorts(4);
+    const exit = await holding([dev, ui, sim, metrics], () =>
+      node('worker/main.ts', [], {
+        AMSFLOW_DATA_DIR: dataDir,
+        AMSFLOW_DEV_SERVER_PORT: String(dev),
+        AMSFLOW_DEV_SERVER_UI_PORT: String(ui),
+        AMSFLOW_SIMULATOR_PORT: String(sim),
+        AMSFLOW_METRICS_PORT: String(metrics),
+        AMSFLOW_LIMITS: '{"messages": 0}',
+      }),
+    );
+    expect(exit.code).toBe(1);
+    const lines = exit.err.trim().split('\n');
+    expect(lines).toEqual([
+      'Invalid amsflow configuration:',
+      '  - AMSFLOW_LIMITS.messages: Number must be greater than 0',
+      expect.stringMatching(
+        `^  - AMSFLOW_DEV_SERVER_PORT: 127\\.0\\.0\\.1:${dev}, the port of the embedded Temporal server \\(gRPC\\), is in use`,
+      ),
+      expect.stringMatching(
+        `^  - AMSFLOW_DEV_SERVER_UI_PORT: 127\\.0\\.0\\.1:${ui}, the port of the Temporal UI, is in use`,
+      ),
+      expect.stringMatching(
+        `^  - AMSFLOW_SIMULATOR_PORT: 127\\.0\\.0\\.1:${sim}, the port of the web chat .* is in use`,
+      ),
+      expect.stringMatching(
+        `^  - AMSFLOW_METRICS_PORT: 127\\.0\\.0\\.1:${metrics}, the port of the metrics .* is in use`,
+      ),
+    ]);
+    for (const line of lines.slice(2)) expect(line).toMatch(/stop it, or set AMSFLOW_\w+ to another port$/);
+    expect(exit.out).toBe('');
+    expect(groupAlive(exit.pid)).toBe(false);
+    expect(existsSync(dataDir)).toBe(false);
+  }, 60_000);
+
+  it('two variables on one port', async () => {
+    const [port] = await freePorts(1);
+    const problems = await import('../../worker/ports').then(({ plannedPorts, portProblems }) =>
+      portProblems(
+        plannedPorts({
+          AMSFLOW_SIMULATOR_PORT: String(port),
+          AMSFLOW_METRICS_PORT: String(port),
+          TEMPORAL_ADDRESS: 'x:1',
+        }),
+      ),
+    );
+    expect(problems).toEqual([
+      `AMSFLOW_METRICS_PORT: ${port} is AMSFLOW_SIMULATOR_PORT too; give each its own port`,
+    ]);
+  });
+
+  it('the agents file’s bad base URLs and unset token variables, and AMS_BASE_URL, before Temporal starts', async () => {
+    const dataDir = join(tmp, 'data-agents');
+    const agents = file(
+      'agents-bad.json',
+      JSON.stringify([
+        { agentKey: 'nope', token: 't', baseUrl: 'ftp://nope' },
+        { agentKey: 'unset', tokenEnv: 'UNSET_TOKEN_VARIABLE' },
+      ]),
+    );
+    const [dev, ui, metrics] = await freePorts(3);
+    const exit = await node('worker/main.ts', [], {
+      AMSFLOW_DATA_DIR: dataDir,
+      AMSFLOW_AGENTS_FILE: agents,
+      AMS_BASE_URL: 'https://ams.example.com',
+      AMSFLOW_DEV_SERVER_PORT: String(dev),
+      AMSFLOW_DEV_SERVER_UI_PORT: String(ui),
+      AMSFLOW_METRICS_PORT: String(metrics),
+    });
+    expect(exit.code).toBe(1);
+    expect(exit.err.trim().split('\n')).toEqual([
+      'Invalid amsflow configuration:',
+      expect.stringMatching(
+        /^ {2}- AMS_BASE_URL: https:\/\/ams\.example\.com\/ does not end in the version prefix \/agent\/v1/,
+      ),
+      expect.stringMatching(
+        `^  - AMSFLOW_AGENTS_FILE ${agents}, entry 1 \\(agent "nope"\\): baseUrl: uses ftp:, not https`,
+      ),
+      `  - AMSFLOW_AGENTS_FILE ${agents}, entry 2 (agent "unset"): tokenEnv: the variable UNSET_TOKEN_VARIABLE is not set (or empty)`,
+    ]);
+    expect(exit.out).toBe('');
+    expect(existsSync(dataDir)).toBe(false);
+    for (const port of [dev, ui, metrics]) expect(await isFree(port)).toBe(true);
+  }, 60_000);
 });
 
 describe('the amsflow CLI with bad arguments', () => {

@@ -159,22 +159,120 @@ describe('worker configuration', () => {
 
   it.each([
     ['unreadable JSON', '{oops', /AMSFLOW_AGENTS_FILE: cannot read .* as JSON/],
-    ['an empty list', [], /AMSFLOW_AGENTS_FILE: Array must contain at least 1/],
+    ['an empty list', [], /^AMSFLOW_AGENTS_FILE \S+agents\.json: lists no agents$/],
+    [
+      'an object, not a list',
+      { agentKey: 'a', token: 't' },
+      /agents\.json: Expected array of agents, received object/,
+    ],
     [
       'a duplicate key',
       [
         { agentKey: 'a', token: 't' },
         { agentKey: 'a', token: 'u' },
       ],
-      /duplicate "a"/,
+      /entry 2 \(agent "a"\): agentKey: duplicate "a"/,
     ],
-    [
-      'a missing token',
-      [{ agentKey: 'a', tokenEnv: 'UNSET_TOKEN_VAR' }],
-      /agent "a" needs "token" or "tokenEnv"/,
-    ],
+    ['no token at all', [{ agentKey: 'a' }], /entry 1 \(agent "a"\): needs "token", or "tokenEnv"/],
     ['an unknown member', [{ agentKey: 'a', token: 't', tokne: 'x' }], /Unrecognized key/],
   ])('reports an agents file with %s', (_name, content, expected) => {
     expect(problemsOf({ AMSFLOW_AGENTS_FILE: agentsFile(content) }).join('\n')).toMatch(expected);
   });
 });
+
+describe('base URLs, tokens and the agents file: every problem at once, before anything starts', () => {
+  const EXAMPLE = 'https://ams.example/agent/v1';
+
+  it.each([
+    ['https://ams.example/agent/v1'],
+    ['https://ams.example/agent/v1/'],
+    ['https://ams.example:8443/prefix/agent/v1'],
+    ['http://127.0.0.1:8080/agent/v1'],
+    ['http://localhost:8080/agent/v1'],
+    ['http://[::1]:8080/agent/v1'],
+  ])('accepts %s', (url) => {
+    expect(loadConfig({ AMS_TOKEN: 't', AMS_BASE_URL: url }).agents[0].baseUrl).toBe(url);
+  });
+
+  it.each([
+    [
+      'https://ams.example',
+      /^AMS_BASE_URL: https:\/\/ams\.example\/ does not end in the version prefix \/agent\/v1/,
+    ],
+    ['https://ams.example/agent/v2', /does not end in the version prefix \/agent\/v1/],
+    ['ftp://nope', /^AMS_BASE_URL: uses ftp:, not https/],
+    ['ams.example/agent/v1', /^AMS_BASE_URL: is not an absolute URL/],
+    [
+      'http://ams.example/agent/v1',
+      /^AMS_BASE_URL: http:\/\/ams\.example\/agent\/v1 is plain http to another host/,
+    ],
+  ])('refuses AMS_BASE_URL=%s, saying why', (url, message) => {
+    const problems = problemsOf({ AMS_TOKEN: 't', AMS_BASE_URL: url });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(message);
+  });
+
+  it('never shows credentials or a query of a URL it refuses', () => {
+    const [problem] = problemsOf({
+      AMS_TOKEN: 't',
+      AMS_BASE_URL: 'https://user:hunter2@ams.example/v1?key=s3cr3t',
+    });
+    expect(problem).toMatch(/^AMS_BASE_URL: https:\/\/ams\.example\/v1 does not end/);
+    expect(problem).not.toMatch(/hunter2|s3cr3t/);
+  });
+
+  it('refuses a token with whitespace or a line break inside, without showing it', () => {
+    for (const token of ['abc def', 'abc\ndef', 'abc\tdef']) {
+      const problems = problemsOf({ AMS_TOKEN: token, AMS_BASE_URL: EXAMPLE });
+      expect(problems).toEqual([expect.stringMatching(/^AMS_TOKEN: contains whitespace or a line break/)]);
+      expect(problems[0]).not.toContain('abc');
+    }
+    // Around it, whitespace is not part of it (a variable read from a file ends in a newline).
+    expect(loadConfig({ AMS_TOKEN: ' abc\n', AMS_BASE_URL: EXAMPLE }).agents[0].token).toBe('abc');
+  });
+
+  it('an agents file: every bad entry, each named by its position, agentKey and the file', () => {
+    const file = agentsFile([
+      { agentKey: 'good', token: 'token-good', baseUrl: EXAMPLE },
+      { agentKey: 'ftp', token: 'token-ftp', baseUrl: 'ftp://nope' },
+      { agentKey: 'noprefix', tokenEnv: 'NOPREFIX_TOKEN', baseUrl: 'https://ams.example' },
+      { agentKey: 'unset', tokenEnv: 'UNSET_TOKEN_VAR' },
+      { agentKey: 'spaced', tokenEnv: 'SPACED_TOKEN' },
+      { agentKey: 'inline', token: 'two\nlines' },
+      { agentKey: 'both bad', tokenEnv: 'ALSO_UNSET', baseUrl: 'http://remote.example/agent/v1' },
+      { token: 'keyless' },
+    ]);
+    const problems = problemsOf({
+      AMSFLOW_AGENTS_FILE: file,
+      NOPREFIX_TOKEN: 'fine',
+      SPACED_TOKEN: 'has space',
+    });
+    const at = (n: number, key?: string) =>
+      `AMSFLOW_AGENTS_FILE ${file}, entry ${n}${key ? ` (agent "${key}")` : ''}: `;
+    expect(problems).toEqual([
+      `${at(2, 'ftp')}baseUrl: uses ftp:, not https: use the service root with its version prefix, like https://ams.example.com/agent/v1`,
+      `${at(3, 'noprefix')}baseUrl: https://ams.example/ does not end in the version prefix /agent/v1 (like https://ams.example.com/agent/v1)`,
+      `${at(4, 'unset')}tokenEnv: the variable UNSET_TOKEN_VAR is not set (or empty)`,
+      `${at(5, 'spaced')}tokenEnv: the variable SPACED_TOKEN contains whitespace or a line break (a token has none: check how it was pasted)`,
+      `${at(6, 'inline')}token: contains whitespace or a line break (a token has none: check how it was pasted)`,
+      expect.stringMatching(new RegExp(`^${escape(at(7, 'both bad'))}agentKey: use 1 to 100`)),
+      expect.stringMatching(
+        new RegExp(`^${escape(at(7, 'both bad'))}baseUrl: http://remote\\.example/agent/v1 is plain http`),
+      ),
+      `${at(7, 'both bad')}tokenEnv: the variable ALSO_UNSET is not set (or empty)`,
+      `${at(8)}agentKey: Required`,
+    ]);
+    expect(problems.join('\n')).not.toMatch(/token-ftp|two\nlines|has space|keyless/);
+  });
+
+  it('AMS_BASE_URL, the default of entries without one, is checked too', () => {
+    const file = agentsFile([{ agentKey: 'a', token: 't' }]);
+    expect(problemsOf({ AMSFLOW_AGENTS_FILE: file, AMS_BASE_URL: 'https://ams.example' })).toEqual([
+      expect.stringMatching(/^AMS_BASE_URL: .* does not end in the version prefix/),
+    ]);
+  });
+});
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
