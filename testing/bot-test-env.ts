@@ -29,7 +29,9 @@ import { startSimulator, type RunningSimulator } from '../simulator';
 import { workflowBundlerOptions } from '../worker/bundling';
 import type { AgentTuning } from '../workflows/types';
 import { describeMatcher, matches, toBotMessage, type BotMessage, type Matcher } from './bot-messages';
+import { FailureWatch } from './failure-watch';
 import { ServerClock } from './server-clock';
+import { installTestRuntime } from './test-runtime';
 
 export type { BotMessage, Matcher } from './bot-messages';
 
@@ -107,17 +109,21 @@ const quiet = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, err
 
 /** Starts a bot test environment; `teardown()` it after the test. */
 export async function createBotTestEnv(options: BotTestEnvOptions): Promise<BotTestEnv> {
+  const reporter = installTestRuntime();
   const timeSkipping = options.timeSkipping ?? true;
   const { cli, testServer } = await resolveTemporalBinaries({ log: noop });
   const binary = timeSkipping ? testServer : cli;
-  const server =
-    binary.kind === 'path' ? { executable: { type: 'existing-path' as const, path: binary.path } } : {};
+  const server = {
+    ...(binary.kind === 'path' ? { executable: { type: 'existing-path' as const, path: binary.path } } : {}),
+    // The dev server's own warnings (every failed workflow task, again) would fill a test's output.
+    ...(timeSkipping ? {} : { log: { format: 'pretty', level: 'error' } }),
+  };
   const env = timeSkipping
     ? await TestWorkflowEnvironment.createTimeSkipping({ server })
     : await TestWorkflowEnvironment.createLocal({ server });
   const cleanups: (() => Promise<unknown>)[] = [() => env.teardown()];
   try {
-    return await start(env, options, timeSkipping, cleanups);
+    return await start(env, options, timeSkipping, cleanups, reporter);
   } catch (err) {
     for (const step of cleanups.reverse()) await step().catch(noop);
     throw err;
@@ -129,8 +135,16 @@ async function start(
   options: BotTestEnvOptions,
   timeSkipping: boolean,
   cleanups: (() => Promise<unknown>)[],
+  reporter: ReturnType<typeof installTestRuntime>,
 ): Promise<BotTestEnv> {
   const agentKey = `bot${randomUUID().slice(0, 8)}`;
+  const taskQueue = `bot-test-${agentKey}`;
+  const watch = new FailureWatch(
+    reporter,
+    env.client,
+    (f) => f.taskQueue === taskQueue || (f.workflowId?.includes(agentKey) ?? false),
+  );
+  cleanups.push(async () => watch.close());
   const token = `token-${randomUUID()}`;
   const clock = timeSkipping ? await ServerClock.from(() => env.currentTimeMs()) : undefined;
   const sim = await startSimulator({
@@ -149,8 +163,6 @@ async function start(
   });
   cleanups.push(() => messaging.close());
   const activities = createActivities(new Map([[agentKey, messaging]]));
-
-  const taskQueue = `bot-test-${agentKey}`;
   const workers = [
     await Worker.create({
       connection: env.nativeConnection,
@@ -196,6 +208,7 @@ async function start(
     timeSkipping,
     options.expectTimeoutMs ?? 15_000,
     cleanups,
+    watch,
   );
 }
 
@@ -210,6 +223,7 @@ class Harness implements BotTestEnv {
     private readonly timeSkipping: boolean,
     private readonly expectTimeoutMs: number,
     private readonly cleanups: (() => Promise<unknown>)[],
+    private readonly watch: FailureWatch,
   ) {
     this.client = new Client({ connection: env.connection, namespace: env.namespace ?? 'default' });
   }
@@ -223,6 +237,7 @@ class Harness implements BotTestEnv {
   }
 
   async say(message: string | HumanInput, options: { replyTo?: string | BotMessage } = {}) {
+    this.watch.check();
     const replyTo = typeof options.replyTo === 'string' ? options.replyTo : options.replyTo?.id;
     const body: HumanInput =
       typeof message === 'string' ? { type: 'text', text: { body: message } } : message;
@@ -241,6 +256,7 @@ class Harness implements BotTestEnv {
   }
 
   async read(message: string | BotMessage): Promise<void> {
+    this.watch.check();
     await this.simulator.control.read({
       id: typeof message === 'string' ? message : message.id,
       agent: this.agentKey,
@@ -258,6 +274,7 @@ class Harness implements BotTestEnv {
     const deadline = Date.now() + timeoutMs;
     const waitingSince = Date.now();
     for (;;) {
+      this.watch.check();
       const all = await this.transcript();
       const fromBot = all.filter((m) => m.from === 'bot');
       const next = fromBot[this.seen];

@@ -5,7 +5,9 @@
  * words, side commands and what the human hears on a cancel.
  */
 import { allHandlersFinished, condition, setHandler } from '@temporalio/workflow';
-import { agentWorkflowId } from '../protocol/ids';
+import { agentKeyProblem, agentWorkflowId } from '../protocol/ids';
+import { checkConversationOptions, checkName } from './api-checks';
+import { checkFunction, invalidOption } from './option-checks';
 import { lateSignal } from '../protocol/messages';
 import { current, hasConversation, open, type ConversationSettings } from './conversation-state';
 import { setMediaTaskQueuePrefix } from './media';
@@ -58,6 +60,10 @@ function handleLate(options: ConversationOptions): void {
 
 /** Lets a workflow that is not a message handler (a reminder, an approval) talk as `agentKey`. */
 export function useAgent(agentKey: string, options: ConversationOptions = {}): void {
+  if (typeof agentKey !== 'string' || agentKeyProblem(agentKey)) {
+    throw invalidOption('useAgent', 'agentKey', agentKey, 'an agent key (letters, digits, . _ -)');
+  }
+  checkConversationOptions('useAgent', options as Record<string, unknown>);
   if (hasConversation()) return;
   open(agentWorkflowId(agentKey), agentKey, settingsOf(options));
   handleLate(options);
@@ -68,6 +74,7 @@ export function useAgent(agentKey: string, options: ConversationOptions = {}): v
  * tells the human "Cancelled signup.".
  */
 export function nameConversation(name: string): void {
+  checkName(name);
   current().name = name;
 }
 
@@ -104,6 +111,10 @@ export function handleMessages<Config = unknown>(
   options: ConversationOptions = {},
 ): (input: HandlerInput) => Promise<void> {
   return async (input: HandlerInput): Promise<void> => {
+    // Checked here, not when the module loads: a throw while the bundle loads would fail every
+    // workflow of the worker (the agent's too) instead of this handler, once.
+    checkFunction('handleMessages', 'handler', handler ?? null);
+    checkConversationOptions('handleMessages', options as Record<string, unknown>);
     open(input.agentWorkflowId, input.agentKey, settingsOf(options), input.seq);
     setMediaTaskQueuePrefix(input.activityQueuePrefix);
     handleLate(options);
