@@ -43,7 +43,10 @@ export class QuietLogger implements Logger {
       .map((key) => `${key}=${String(meta[key])}`)
       .join(' ');
     // The error of a workflow's log line is a copy from its sandbox: not an `instanceof Error`.
-    const message_ = (meta.error as { message?: unknown } | undefined)?.message;
+    const message_ =
+      typeof meta.error === 'string'
+        ? meta.error
+        : (meta.error as { message?: unknown } | undefined)?.message;
     const error = typeof message_ === 'string' ? ` error=${message_}` : '';
     this.out.write(`[temporal ${level}] ${message}${context ? ` (${context})` : ''}${error}\n`);
   }

@@ -18,6 +18,15 @@ export interface TextMessageOptions {
 /** A text message body. */
 export function textMessage(body: string, options: TextMessageOptions = {}): OutboundMessage {
   checkText('textMessage', body, options as Record<string, unknown>, false);
+  return uncheckedTextMessage(body, options);
+}
+
+/**
+ * {@link textMessage} without its checks, for the agent workflow's own answers: a text that a
+ * handler handed it (a late answer's text) must not be able to fail the agent; the outbox's
+ * own send checks refuse it instead.
+ */
+export function uncheckedTextMessage(body: string, options: TextMessageOptions = {}): OutboundMessage {
   const quoted = typeof options.replyTo === 'string' ? options.replyTo : options.replyTo?.id;
   return {
     type: 'text',

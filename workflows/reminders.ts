@@ -15,7 +15,7 @@
  * workflow's state, through two activities holding a Temporal client (`activities/schedules.ts`).
  */
 import type { Duration } from '@temporalio/common';
-import { ApplicationFailure, proxyActivities, uuid4 } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, proxyActivities, uuid4 } from '@temporalio/workflow';
 import { current } from './conversation-state';
 import { checkReminderOptions as checkOptionValues } from './api-checks';
 import { checkDuration, invalidOption } from './option-checks';
@@ -99,7 +99,14 @@ async function read(): Promise<RemindersRead> {
 }
 
 async function write(command: RemindersCommand): Promise<void> {
-  await activities.amsflowRemindersWrite(current().agentKey, command);
+  try {
+    await activities.amsflowRemindersWrite(current().agentKey, command);
+  } catch (err) {
+    // Its own failure (not "activity failed"): the reminders workflow does not run.
+    const cause = err instanceof ActivityFailure ? err.cause : undefined;
+    if (cause instanceof ApplicationFailure && cause.type === REMINDER_FAILURE_TYPES.unavailable) throw cause;
+    throw err;
+  }
 }
 
 /** The zone a new reminder uses, checked; reads the agent's reminders too (for their count). */

@@ -115,7 +115,7 @@ export interface TextOptions extends SendOptions, TextMessageOptions {}
 /** Sends a text message. */
 export async function sendText(body: string, options: TextOptions = {}): Promise<SentMessage> {
   checkText('sendText', body, options as Record<string, unknown>, true);
-  return request(textMessage(body, options), options);
+  return request(textMessage(body, { replyTo: options.replyTo, previewUrl: options.previewUrl }), options);
 }
 
 /** Answers `message` with `text`, quoting it. */
