@@ -28,7 +28,14 @@ import { resolveTemporalBinaries } from '../scripts/temporal-binaries';
 import { startSimulator, type RunningSimulator } from '../simulator';
 import { workflowBundlerOptions } from '../worker/bundling';
 import type { AgentTuning } from '../workflows/types';
-import { describeMatcher, matches, toBotMessage, type BotMessage, type Matcher } from './bot-messages';
+import {
+  describeMatcher,
+  matches,
+  showTranscript,
+  toBotMessage,
+  type BotMessage,
+  type Matcher,
+} from './bot-messages';
 import { FailureWatch } from './failure-watch';
 import { ServerClock } from './server-clock';
 import { installTestRuntime } from './test-runtime';
@@ -109,13 +116,13 @@ const quiet = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, err
 
 /** Starts a bot test environment; `teardown()` it after the test. */
 export async function createBotTestEnv(options: BotTestEnvOptions): Promise<BotTestEnv> {
-  const reporter = installTestRuntime();
+  installTestRuntime(); // before the first connection creates a Runtime
   const timeSkipping = options.timeSkipping ?? true;
   const { cli, testServer } = await resolveTemporalBinaries({ log: noop });
   const binary = timeSkipping ? testServer : cli;
   const server = {
     ...(binary.kind === 'path' ? { executable: { type: 'existing-path' as const, path: binary.path } } : {}),
-    // The dev server's own warnings (every failed workflow task, again) would fill a test's output.
+    // Its own warnings (each failed workflow task, again) would fill the test's output.
     ...(timeSkipping ? {} : { log: { format: 'pretty', level: 'error' } }),
   };
   const env = timeSkipping
@@ -123,7 +130,7 @@ export async function createBotTestEnv(options: BotTestEnvOptions): Promise<BotT
     : await TestWorkflowEnvironment.createLocal({ server });
   const cleanups: (() => Promise<unknown>)[] = [() => env.teardown()];
   try {
-    return await start(env, options, timeSkipping, cleanups, reporter);
+    return await start(env, options, timeSkipping, cleanups);
   } catch (err) {
     for (const step of cleanups.reverse()) await step().catch(noop);
     throw err;
@@ -135,15 +142,10 @@ async function start(
   options: BotTestEnvOptions,
   timeSkipping: boolean,
   cleanups: (() => Promise<unknown>)[],
-  reporter: ReturnType<typeof installTestRuntime>,
 ): Promise<BotTestEnv> {
   const agentKey = `bot${randomUUID().slice(0, 8)}`;
   const taskQueue = `bot-test-${agentKey}`;
-  const watch = new FailureWatch(
-    reporter,
-    env.client,
-    (f) => f.taskQueue === taskQueue || (f.workflowId?.includes(agentKey) ?? false),
-  );
+  const watch = new FailureWatch(installTestRuntime(), env.client, agentKey, taskQueue);
   cleanups.push(async () => watch.close());
   const token = `token-${randomUUID()}`;
   const clock = timeSkipping ? await ServerClock.from(() => env.currentTimeMs()) : undefined;
@@ -282,12 +284,12 @@ class Harness implements BotTestEnv {
         this.seen++;
         if (matches(next, matcher)) return next;
         throw new Error(
-          `expected the bot to say ${describeMatcher(matcher)}, it said ${JSON.stringify(next.text ?? next.type)}\n${show(all)}`,
+          `expected the bot to say ${describeMatcher(matcher)}, it said ${JSON.stringify(next.text ?? next.type)}\n${showTranscript(all)}`,
         );
       }
       if (Date.now() > deadline) {
         throw new Error(
-          `the bot said nothing matching ${describeMatcher(matcher)} within ${timeoutMs} ms\n${show(all)}`,
+          `the bot said nothing matching ${describeMatcher(matcher)} within ${timeoutMs} ms\n${showTranscript(all)}`,
         );
       }
       // While the human waits, time passes: faster than real time with time skipping, so that a
@@ -309,11 +311,4 @@ class Harness implements BotTestEnv {
     for (const step of this.cleanups.reverse()) await step().catch(noop);
     this.cleanups.length = 0;
   }
-}
-
-function show(all: BotMessage[]): string {
-  return [
-    'transcript:',
-    ...all.map((m) => `  ${m.from === 'bot' ? 'bot  ' : 'human'}: ${m.text ?? `<${m.type}>`}`),
-  ].join('\n');
 }

@@ -23,11 +23,15 @@ export class FailureWatch {
   private first?: TaskFailure;
   private readonly unsubscribe: () => void;
 
+  /** Watches the workflows of `agentKey` (their ids hold it) and those on `taskQueue`. */
   constructor(
     reporter: TaskFailureLogger | undefined,
     private readonly client: Client,
-    belongs: (failure: TaskFailure) => boolean,
+    agentKey: string,
+    taskQueue: string,
   ) {
+    const belongs = (f: TaskFailure) =>
+      f.taskQueue === taskQueue || (f.workflowId?.includes(agentKey) ?? false);
     this.unsubscribe =
       reporter?.onFailure((failure) => {
         if (this.first || !belongs(failure)) return;
