@@ -8,9 +8,11 @@
  *
  * A write may be retried after it reached the workflow: the workflow ignores an add it has seen.
  */
+import { ApplicationFailure } from '@temporalio/activity';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { DEFAULT_TIME_ZONE, canonicalTimeZone, isTimeZone } from '../workflows/reminder-time';
 import {
+  REMINDER_FAILURE_TYPES,
   REMINDERS_WORKFLOW_TYPE,
   remindersCommandSignal,
   remindersQuery,
@@ -22,6 +24,9 @@ import {
 } from '../workflows/reminder-types';
 
 export type { ScheduleActivities } from '../workflows/reminder-types';
+
+/** How long a write waits for the reminders workflow to answer that it runs. */
+const CONFIRM_MS = 20_000;
 
 export interface ScheduleActivityOptions {
   /** The task queue of the worker that runs the bot's workflows (the reminders workflow runs there). */
@@ -51,13 +56,26 @@ export function createScheduleActivities(
     },
     async amsflowRemindersWrite(agentKey: string, command: RemindersCommand): Promise<void> {
       const input: RemindersInput = { agentKey };
-      await client.workflow.signalWithStart(REMINDERS_WORKFLOW_TYPE, {
+      const handle = await client.workflow.signalWithStart(REMINDERS_WORKFLOW_TYPE, {
         workflowId: remindersWorkflowId(agentKey),
         taskQueue: options.taskQueue,
         args: [input],
         signal: remindersCommandSignal,
         signalArgs: [command],
       });
+      // A worker without the reminders workflow takes the start and can never run it: the
+      // reminder would be accepted and never delivered. Its query answers only if it runs.
+      try {
+        await client.withDeadline(Date.now() + CONFIRM_MS, () => handle.query(remindersQuery));
+      } catch (err) {
+        throw ApplicationFailure.create({
+          type: REMINDER_FAILURE_TYPES.unavailable,
+          message:
+            `The reminders workflow ${handle.workflowId} does not run on task queue ${options.taskQueue} ` +
+            `(does the worker's bundle export remindersWorkflow?): ${err instanceof Error ? err.message : String(err)}`,
+          nonRetryable: true,
+        });
+      }
     },
   };
 }

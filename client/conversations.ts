@@ -21,6 +21,7 @@ import { cancelSignal, conversationQuery } from '../protocol/messages';
 import type { ConversationView } from '../workflows/types';
 import { InvalidAgentKeyError } from './agents';
 import { mapLimited } from './map-limited';
+import { describeTaskProblem, workflowTaskProblem, type WorkflowTaskProblem } from './task-failure';
 
 /** How long one workflow may take to answer the conversation query by default. */
 export const DEFAULT_QUERY_TIMEOUT_MS = 10_000;
@@ -91,6 +92,8 @@ export interface ConversationListing {
   conversation?: ConversationView;
   /** Set instead of `conversation`: why there is no conversation state. */
   noState?: string;
+  /** Set when its workflow task keeps failing (a bug in the handler): the attempt and the message. */
+  taskFailure?: WorkflowTaskProblem;
 }
 
 /** {@link showConversation}'s answer: the conversation query's result and the workflow's status. */
@@ -100,6 +103,12 @@ export interface ConversationDetails extends ConversationView {
    * `CONTINUED_AS_NEW`, `TIMED_OUT`). For an ended workflow the rest is its state at the end.
    */
   status: string;
+  /**
+   * Set when its workflow task keeps failing (a bug in the handler, a workflow missing from the
+   * worker): the attempt and the failure's message. The rest is then what the query could still
+   * tell, or only the id and the start time.
+   */
+  taskFailure?: WorkflowTaskProblem;
 }
 
 /** {@link cancelConversation}'s answer. */
@@ -169,6 +178,8 @@ export async function listConversations(
         return { ...listing, conversation };
       } catch (err) {
         if (all && !isHandler) return undefined;
+        const problem = await workflowTaskProblem(client, info.workflowId, info.runId).catch(() => undefined);
+        if (problem) return { ...listing, noState: describeTaskProblem(problem), taskFailure: problem };
         return { ...listing, noState: noStateReason(err) };
       }
     },
@@ -189,6 +200,10 @@ export async function showConversation(
 ): Promise<ConversationDetails> {
   const description = await describe(client, workflowId);
   const status = description.status.name;
+  const problem =
+    (description.raw.pendingWorkflowTask?.attempt ?? 0) >= 2
+      ? await workflowTaskProblem(client, workflowId, description.runId)
+      : undefined;
   try {
     const view = await queryConversation(
       client,
@@ -196,11 +211,23 @@ export async function showConversation(
       description.runId,
       options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS,
     );
-    return { ...view, status };
+    return { ...view, status, ...(problem ? { taskFailure: problem } : {}) };
   } catch (err) {
-    throw queryFailure(workflowId, status, err);
+    if (!problem) throw queryFailure(workflowId, status, err);
+    // A failing task answers no query: what is known without it.
+    return {
+      workflowId,
+      agentKey: AGENT_IN_ID.exec(workflowId)?.[1] ?? '',
+      waiting: false,
+      startedAt: description.startTime.toISOString(),
+      status,
+      taskFailure: problem,
+    };
   }
 }
+
+/** The agent key in the ids amsflow gives workflows (`agent:<key>:msg:…`, `reminders:<key>`, `approval:<key>:…`). */
+const AGENT_IN_ID = /^(?:agent|reminders|approval):([^:]+)/;
 
 /**
  * Cancels the running conversation `workflowId` with the `amsflow.cancel` signal: its pending

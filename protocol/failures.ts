@@ -64,5 +64,12 @@ export type SendFailureType = (typeof SEND_FAILURE_TYPES)[number];
 export const WAIT_TIMEOUT = 'WaitTimeout';
 /** What `ask` and `waitForMessage` fail with once the conversation was cancelled. */
 export const CONVERSATION_CANCELLED = 'ConversationCancelled';
+/**
+ * What a call of the workflow API fails with when one of its arguments or options is wrong (a
+ * duration that does not parse, a count that is not a whole number, a text too long, an unknown
+ * option): at the call, before anything is sent, and non-retryable, so that the workflow fails
+ * once instead of its workflow task being retried forever.
+ */
+export const INVALID_OPTION = 'InvalidOption';
 /** What a workflow using the conversation API outside a handler without `useAgent` fails with. */
 export const NO_AGENT_CONTEXT = 'NoAgentContext';

@@ -46,3 +46,11 @@ export function describeMatcher(matcher: Matcher): string {
   if (typeof matcher === 'function') return `a message for which ${matcher.name || 'the predicate'} holds`;
   return typeof matcher === 'string' ? JSON.stringify(matcher) : String(matcher);
 }
+
+/** The chat as a failed expectation shows it. */
+export function showTranscript(all: BotMessage[]): string {
+  return [
+    'transcript:',
+    ...all.map((m) => `  ${m.from === 'bot' ? 'bot  ' : 'human'}: ${m.text ?? `<${m.type}>`}`),
+  ].join('\n');
+}

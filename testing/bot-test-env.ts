@@ -28,8 +28,17 @@ import { resolveTemporalBinaries } from '../scripts/temporal-binaries';
 import { startSimulator, type RunningSimulator } from '../simulator';
 import { bundleBot } from '../worker/bot-bundle';
 import type { AgentTuning } from '../workflows/types';
-import { describeMatcher, matches, toBotMessage, type BotMessage, type Matcher } from './bot-messages';
+import {
+  describeMatcher,
+  matches,
+  showTranscript,
+  toBotMessage,
+  type BotMessage,
+  type Matcher,
+} from './bot-messages';
+import { FailureWatch } from './failure-watch';
 import { ServerClock } from './server-clock';
+import { installTestRuntime } from './test-runtime';
 
 export type { BotMessage, Matcher } from './bot-messages';
 
@@ -109,11 +118,15 @@ const quiet = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, err
 
 /** Starts a bot test environment; `teardown()` it after the test. */
 export async function createBotTestEnv(options: BotTestEnvOptions): Promise<BotTestEnv> {
+  installTestRuntime(); // before the first connection creates a Runtime
   const timeSkipping = options.timeSkipping ?? true;
   const { cli, testServer } = await resolveTemporalBinaries({ log: noop });
   const binary = timeSkipping ? testServer : cli;
-  const server =
-    binary.kind === 'path' ? { executable: { type: 'existing-path' as const, path: binary.path } } : {};
+  const server = {
+    ...(binary.kind === 'path' ? { executable: { type: 'existing-path' as const, path: binary.path } } : {}),
+    // Its own warnings (each failed workflow task, again) would fill the test's output.
+    ...(timeSkipping ? {} : { log: { format: 'pretty', level: 'error' } }),
+  };
   const env = timeSkipping
     ? await TestWorkflowEnvironment.createTimeSkipping({ server })
     : await TestWorkflowEnvironment.createLocal({ server });
@@ -133,6 +146,9 @@ async function start(
   cleanups: (() => Promise<unknown>)[],
 ): Promise<BotTestEnv> {
   const agentKey = `bot${randomUUID().slice(0, 8)}`;
+  const taskQueue = `bot-test-${agentKey}`;
+  const watch = new FailureWatch(installTestRuntime(), env.client, agentKey, taskQueue);
+  cleanups.push(async () => watch.close());
   const token = `token-${randomUUID()}`;
   const clock = timeSkipping ? await ServerClock.from(() => env.currentTimeMs()) : undefined;
   const sim = await startSimulator({
@@ -151,8 +167,6 @@ async function start(
   });
   cleanups.push(() => messaging.close());
   const activities = createActivities(new Map([[agentKey, messaging]]));
-
-  const taskQueue = `bot-test-${agentKey}`;
   const workers = [
     await Worker.create({
       connection: env.nativeConnection,
@@ -198,6 +212,7 @@ async function start(
     timeSkipping,
     options.expectTimeoutMs ?? 15_000,
     cleanups,
+    watch,
   );
 }
 
@@ -212,6 +227,7 @@ class Harness implements BotTestEnv {
     private readonly timeSkipping: boolean,
     private readonly expectTimeoutMs: number,
     private readonly cleanups: (() => Promise<unknown>)[],
+    private readonly watch: FailureWatch,
   ) {
     this.client = new Client({ connection: env.connection, namespace: env.namespace ?? 'default' });
   }
@@ -225,6 +241,7 @@ class Harness implements BotTestEnv {
   }
 
   async say(message: string | HumanInput, options: { replyTo?: string | BotMessage } = {}) {
+    this.watch.check();
     const replyTo = typeof options.replyTo === 'string' ? options.replyTo : options.replyTo?.id;
     const body: HumanInput =
       typeof message === 'string' ? { type: 'text', text: { body: message } } : message;
@@ -243,6 +260,7 @@ class Harness implements BotTestEnv {
   }
 
   async read(message: string | BotMessage): Promise<void> {
+    this.watch.check();
     await this.simulator.control.read({
       id: typeof message === 'string' ? message : message.id,
       agent: this.agentKey,
@@ -260,6 +278,7 @@ class Harness implements BotTestEnv {
     const deadline = Date.now() + timeoutMs;
     const waitingSince = Date.now();
     for (;;) {
+      this.watch.check();
       const all = await this.transcript();
       const fromBot = all.filter((m) => m.from === 'bot');
       const next = fromBot[this.seen];
@@ -267,12 +286,12 @@ class Harness implements BotTestEnv {
         this.seen++;
         if (matches(next, matcher)) return next;
         throw new Error(
-          `expected the bot to say ${describeMatcher(matcher)}, it said ${JSON.stringify(next.text ?? next.type)}\n${show(all)}`,
+          `expected the bot to say ${describeMatcher(matcher)}, it said ${JSON.stringify(next.text ?? next.type)}\n${showTranscript(all)}`,
         );
       }
       if (Date.now() > deadline) {
         throw new Error(
-          `the bot said nothing matching ${describeMatcher(matcher)} within ${timeoutMs} ms\n${show(all)}`,
+          `the bot said nothing matching ${describeMatcher(matcher)} within ${timeoutMs} ms\n${showTranscript(all)}`,
         );
       }
       // While the human waits, time passes: faster than real time with time skipping, so that a
@@ -294,11 +313,4 @@ class Harness implements BotTestEnv {
     for (const step of this.cleanups.reverse()) await step().catch(noop);
     this.cleanups.length = 0;
   }
-}
-
-function show(all: BotMessage[]): string {
-  return [
-    'transcript:',
-    ...all.map((m) => `  ${m.from === 'bot' ? 'bot  ' : 'human'}: ${m.text ?? `<${m.type}>`}`),
-  ].join('\n');
 }

@@ -5,6 +5,7 @@
  * instead of a failure, use `firstOf` or `prompt`.
  */
 import { condition } from '@temporalio/workflow';
+import { checkAsk, checkWait, checkWaitForReceipt } from './api-checks';
 import { textMessage } from './builders';
 import { current, rank } from './conversation-state';
 import { request, type SendOptions } from './sending';
@@ -52,6 +53,7 @@ export async function ask(
   question: string | OutboundMessage,
   options: AskOptions = {},
 ): Promise<InboundMessage> {
+  checkAsk(question, options as Record<string, unknown>);
   const conv = current();
   if (conv.cancelled) {
     await tellCancelled(conv);
@@ -83,6 +85,7 @@ export async function ask(
  * timeout, `ConversationCancelled` after a cancel.
  */
 export async function waitForMessage(options: WaitOptions = {}): Promise<InboundMessage> {
+  checkWait('waitForMessage', options as Record<string, unknown>);
   const conv = current();
   const plan = {
     next: true,
@@ -104,6 +107,7 @@ export async function waitForReceipt(
   status: 'sent' | 'delivered' | 'read',
   options: WaitOptions = {},
 ): Promise<Receipt> {
+  checkWaitForReceipt(messageId, status, options as Record<string, unknown>);
   const conv = current();
   const reached = () => {
     const receipt = conv.receipts.get(messageId);

@@ -5,7 +5,9 @@
  * words, side commands and what the human hears on a cancel.
  */
 import { allHandlersFinished, condition } from '@temporalio/workflow';
-import { agentWorkflowId } from '../protocol/ids';
+import { agentKeyProblem, agentWorkflowId } from '../protocol/ids';
+import { checkConversationOptions, checkName } from './api-checks';
+import { checkFunction, invalidOption } from './option-checks';
 import { lateSignal } from '../protocol/messages';
 import { lateMessageSchema } from '../protocol/message-schemas';
 import { setCheckedSignal } from './checked-handlers';
@@ -60,6 +62,10 @@ function handleLate(options: ConversationOptions): void {
 
 /** Lets a workflow that is not a message handler (a reminder, an approval) talk as `agentKey`. */
 export function useAgent(agentKey: string, options: ConversationOptions = {}): void {
+  if (typeof agentKey !== 'string' || agentKeyProblem(agentKey)) {
+    throw invalidOption('useAgent', 'agentKey', agentKey, 'an agent key (letters, digits, . _ -)');
+  }
+  checkConversationOptions('useAgent', options as Record<string, unknown>);
   if (hasConversation()) return;
   open(agentWorkflowId(agentKey), agentKey, settingsOf(options));
   handleLate(options);
@@ -70,6 +76,7 @@ export function useAgent(agentKey: string, options: ConversationOptions = {}): v
  * tells the human "Cancelled signup.".
  */
 export function nameConversation(name: string): void {
+  checkName(name);
   current().name = name;
 }
 
@@ -106,6 +113,10 @@ export function handleMessages<Config = unknown>(
   options: ConversationOptions = {},
 ): (input: HandlerInput) => Promise<void> {
   return async (input: HandlerInput): Promise<void> => {
+    // Checked here, not when the module loads: a throw while the bundle loads would fail every
+    // workflow of the worker (the agent's too) instead of this handler, once.
+    checkFunction('handleMessages', 'handler', handler ?? null);
+    checkConversationOptions('handleMessages', options as Record<string, unknown>);
     open(input.agentWorkflowId, input.agentKey, settingsOf(options), input.seq);
     setMediaTaskQueuePrefix(input.activityQueuePrefix);
     handleLate(options);

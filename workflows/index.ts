@@ -64,6 +64,8 @@ export type {
   WaitOutcome,
 } from './conversation';
 export { CONVERSATION_CANCELLED, WAIT_TIMEOUT } from '../protocol/failures';
+export { INVALID_OPTION, isInvalidOption } from './option-checks';
+export type { InvalidOptionDetails } from './option-checks';
 export { mediaMessage, textMessage } from './builders';
 export {
   MAX_CAPTION_CHARS,

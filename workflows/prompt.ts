@@ -4,6 +4,7 @@
  * `{ ok: true, value }` or `{ ok: false, reason }`; it never throws for the human's behaviour.
  */
 import type { Duration } from '@temporalio/common';
+import { checkPrompt } from './api-checks';
 import { textMessage } from './builders';
 import { current } from './conversation-state';
 import {
@@ -52,6 +53,7 @@ export async function prompt<T = string>(
   question: string | OutboundMessage,
   options: PromptOptions<T> = {},
 ): Promise<PromptResult<T>> {
+  checkPrompt(question, options as Record<string, unknown>);
   const conv = current();
   const text = questionText(question);
   const maxTries = options.maxTries ?? 3;

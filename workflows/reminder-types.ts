@@ -102,6 +102,11 @@ export const REMINDER_FAILURE_TYPES = {
   invalid: 'ReminderInvalid',
   /** The agent has `MAX_REMINDERS` pending reminders already. */
   tooMany: 'TooManyReminders',
+  /**
+   * The agent's reminders workflow does not run: its worker has no `remindersWorkflow` (or none
+   * polls its task queue). Nothing would ever be delivered, so the call fails instead.
+   */
+  unavailable: 'RemindersUnavailable',
 } as const;
 
 /** Pending reminders per agent, at most. */

@@ -15,9 +15,10 @@
  * workflow's state, through two activities holding a Temporal client (`activities/schedules.ts`).
  */
 import type { Duration } from '@temporalio/common';
-import { msToNumber } from '@temporalio/common/lib/time';
-import { ApplicationFailure, proxyActivities, uuid4 } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, proxyActivities, uuid4 } from '@temporalio/workflow';
 import { current } from './conversation-state';
+import { checkReminderOptions as checkOptionValues } from './api-checks';
+import { checkDuration, invalidOption } from './option-checks';
 import {
   DEFAULT_TIME_ZONE,
   WEEKDAYS,
@@ -68,6 +69,8 @@ export interface ReminderOptions {
 export const DEFAULT_MAX_LATENESS: Duration = '1 day';
 /** Default of {@link ReminderOptions.lateAfter}. */
 export const DEFAULT_LATE_AFTER: Duration = '1 minute';
+const DEFAULTS = { maxLateness: DEFAULT_MAX_LATENESS, lateAfter: DEFAULT_LATE_AFTER };
+
 /** The longest reminder text (the message adds `⏰ ` and a lateness note; the service takes 4096). */
 export const MAX_REMINDER_TEXT = 4000;
 
@@ -80,17 +83,6 @@ const activities = proxyActivities<ScheduleActivities>({
 
 function invalid(message: string): ApplicationFailure {
   return ApplicationFailure.create({ type: REMINDER_FAILURE_TYPES.invalid, message, nonRetryable: true });
-}
-
-function durationMs(value: Duration, name: string): number {
-  let ms: number;
-  try {
-    ms = msToNumber(value);
-  } catch {
-    throw invalid(`${name}: ${JSON.stringify(value)} is not a duration`);
-  }
-  if (!Number.isFinite(ms) || ms < 0) throw invalid(`${name}: ${JSON.stringify(value)} is not a duration`);
-  return ms;
 }
 
 function checkText(text: string): string {
@@ -107,7 +99,14 @@ async function read(): Promise<RemindersRead> {
 }
 
 async function write(command: RemindersCommand): Promise<void> {
-  await activities.amsflowRemindersWrite(current().agentKey, command);
+  try {
+    await activities.amsflowRemindersWrite(current().agentKey, command);
+  } catch (err) {
+    // Its own failure (not "activity failed"): the reminders workflow does not run.
+    const cause = err instanceof ActivityFailure ? err.cause : undefined;
+    if (cause instanceof ApplicationFailure && cause.type === REMINDER_FAILURE_TYPES.unavailable) throw cause;
+    throw err;
+  }
 }
 
 /** The zone a new reminder uses, checked; reads the agent's reminders too (for their count). */
@@ -134,7 +133,7 @@ async function add(
   text: string,
   timeZone: string,
   dueAt: number,
-  options: ReminderOptions,
+  checked: { maxLatenessMs: number; lateAfterMs: number },
   recurring?: RecurringSpec,
 ): Promise<Reminder> {
   const reminder: Reminder = {
@@ -144,8 +143,7 @@ async function add(
     dueAt,
     ...(recurring ? { recurring } : {}),
     createdAt: Date.now(),
-    maxLatenessMs: durationMs(options.maxLateness ?? DEFAULT_MAX_LATENESS, 'maxLateness'),
-    lateAfterMs: durationMs(options.lateAfter ?? DEFAULT_LATE_AFTER, 'lateAfter'),
+    ...checked,
   };
   await write({ op: 'add', reminder });
   return reminder;
@@ -165,7 +163,11 @@ export async function remindAt(
   text: string,
   options: ReminderOptions = {},
 ): Promise<Reminder> {
+  const checked = checkOptionValues('remindAt', options, DEFAULTS);
   const body = checkText(text);
+  if (!(typeof when === 'number' || typeof when === 'string' || when instanceof Date)) {
+    throw invalidOption('remindAt', 'when', when, "a Date, epoch ms, 'HH:MM' or 'YYYY-MM-DD HH:MM'");
+  }
   const { timeZone, now } = await prepare(options);
   let dueAt: number;
   if (typeof when === 'number' || when instanceof Date) {
@@ -186,7 +188,7 @@ export async function remindAt(
   }
   if (!Number.isFinite(dueAt)) throw invalid('The due time is not a time');
   if (dueAt < now) throw invalid(`${formatInstant(dueAt, timeZone, now)} is in the past`);
-  return add(body, timeZone, dueAt, options);
+  return add(body, timeZone, dueAt, checked);
 }
 
 /** Reminds the human of `text` once, `delay` from now (`'10 minutes'`, `'3 days'`, ms). See {@link remindAt}. */
@@ -195,11 +197,11 @@ export async function remindIn(
   text: string,
   options: ReminderOptions = {},
 ): Promise<Reminder> {
+  const checked = checkOptionValues('remindIn', options, DEFAULTS);
+  const ms = checkDuration('remindIn', 'delay', delay ?? null)!;
   const body = checkText(text);
-  const ms = durationMs(delay, 'delay');
-  if (ms <= 0) throw invalid('The delay must be more than zero');
   const { timeZone, now } = await prepare(options);
-  return add(body, timeZone, now + ms, options);
+  return add(body, timeZone, now + ms, checked);
 }
 
 /**
@@ -214,11 +216,13 @@ export async function scheduleRecurring(
   text: string,
   options: ReminderOptions = {},
 ): Promise<Reminder> {
+  const checked = checkOptionValues('scheduleRecurring', options, DEFAULTS);
   const body = checkText(text);
   const time = parseWallTime(spec?.at ?? '');
   if (!time) throw invalid(`${JSON.stringify(spec?.at)} is not a time (HH:MM)`);
   let days: Weekday[] | undefined;
   if (spec.days !== undefined) {
+    if (!Array.isArray(spec.days)) throw invalid(`days: use a non-empty list of ${WEEKDAYS.join(', ')}`);
     const unknown = spec.days.filter((d) => !WEEKDAYS.includes(d));
     if (unknown.length > 0 || spec.days.length === 0) {
       throw invalid(`days: use a non-empty list of ${WEEKDAYS.join(', ')}`);
@@ -227,7 +231,7 @@ export async function scheduleRecurring(
   }
   const { timeZone, now } = await prepare(options);
   const recurring: RecurringSpec = { at: formatWallTime(time), ...(days && days.length < 7 ? { days } : {}) };
-  return add(body, timeZone, nextOccurrence(now, time, timeZone, recurring.days), options, recurring);
+  return add(body, timeZone, nextOccurrence(now, time, timeZone, recurring.days), checked, recurring);
 }
 
 /** The agent's pending reminders (one-shot and recurring), soonest first. */
@@ -237,6 +241,7 @@ export async function listSchedules(): Promise<Reminder[]> {
 
 /** Cancels reminder `id`; resolves to it when it was pending, undefined when it was not. */
 export async function cancelSchedule(id: string): Promise<Reminder | undefined> {
+  if (typeof id !== 'string' || id === '') throw invalidOption('cancelSchedule', 'id', id, 'a reminder id');
   const found = (await read()).reminders.find((r) => r.id === id);
   if (found) await write({ op: 'cancel', id });
   return found;

@@ -4,6 +4,7 @@
  */
 import { ApplicationFailure, condition, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
 import { releaseSignal, sendRequestSignal, typingSignal } from '../protocol/messages';
+import { checkReply, checkSend, checkText, checkTyping } from './api-checks';
 import { textMessage, type TextMessageOptions } from './builders';
 import { current, type Conversation } from './conversation-state';
 import type { InboundMessage, OutboundMessage, SendRequest } from './types';
@@ -105,6 +106,7 @@ export async function requestDetached(
  * `OutboxFull`.
  */
 export async function send(message: OutboundMessage, options: SendOptions = {}): Promise<SentMessage> {
+  checkSend(message, options as Record<string, unknown>);
   return request(message, options);
 }
 
@@ -112,7 +114,8 @@ export interface TextOptions extends SendOptions, TextMessageOptions {}
 
 /** Sends a text message. */
 export async function sendText(body: string, options: TextOptions = {}): Promise<SentMessage> {
-  return request(textMessage(body, options), options);
+  checkText('sendText', body, options as Record<string, unknown>, true);
+  return request(textMessage(body, { replyTo: options.replyTo, previewUrl: options.previewUrl }), options);
 }
 
 /** Answers `message` with `text`, quoting it. */
@@ -121,11 +124,13 @@ export async function reply(
   body: string,
   options: SendOptions = {},
 ): Promise<SentMessage> {
+  checkReply(message, body, options as Record<string, unknown>);
   return request(textMessage(body, { replyTo: message }), options);
 }
 
 /** Shows the typing indicator on `message` (skipped when the typing budget is spent). */
 export async function typing(message: InboundMessage): Promise<void> {
+  checkTyping(message);
   const conv = current();
   await getExternalWorkflowHandle(conv.agentWorkflowId).signal(typingSignal, { messageId: message.id });
 }

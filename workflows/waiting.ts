@@ -19,6 +19,7 @@ import type { Duration } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common/lib/time';
 import { CONVERSATION_CANCELLED, WAIT_TIMEOUT } from '../protocol/failures';
 import { waitSignal } from '../protocol/messages';
+import { checkFirstOf } from './api-checks';
 import { textMessage } from './builders';
 import { current, type Conversation } from './conversation-state';
 import { commandOf, isCancelWord } from './prompt-rules';
@@ -252,6 +253,7 @@ export interface FirstOfOptions {
  * cancelled (once), and side commands are answered while it waits.
  */
 export async function firstOf(options: FirstOfOptions = {}): Promise<WaitOutcome> {
+  checkFirstOf(options as Record<string, unknown>);
   const conv = current();
   const aboutId = typeof options.about === 'string' ? options.about : options.about?.messageId;
   return waitFor(

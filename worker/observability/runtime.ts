@@ -6,6 +6,7 @@
 import type { Logger } from '@temporalio/common';
 import { Runtime } from '@temporalio/worker';
 import { freePort } from '../dev-server';
+import { TaskFailureLogger } from './task-failures';
 
 let runtimeMetrics: string | undefined;
 
@@ -21,15 +22,20 @@ export interface RuntimeInstallOptions {
   metrics: boolean;
 }
 
-/** Installs the Runtime; throws if one is installed already (it must come first, and once). */
-export async function installRuntime(options: RuntimeInstallOptions): Promise<void> {
+/**
+ * Installs the Runtime; throws if one is installed already (it must come first, and once). Its
+ * logger reports each workflow task failure once ({@link TaskFailureLogger}); returns it.
+ */
+export async function installRuntime(options: RuntimeInstallOptions): Promise<TaskFailureLogger> {
   const port = options.metrics ? await freePort() : undefined;
+  const logger = new TaskFailureLogger(options.logger);
   Runtime.install({
-    logger: options.logger,
+    logger,
     telemetryOptions: {
       logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} },
       ...(port === undefined ? {} : { metrics: { prometheus: { bindAddress: `127.0.0.1:${port}` } } }),
     },
   });
   if (port !== undefined) runtimeMetrics = `http://127.0.0.1:${port}/metrics`;
+  return logger;
 }

@@ -18,7 +18,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { PollOutput } from '../../activities/types';
 import { handlerWorkflowId } from '../../protocol/ids';
 import { inboundSignal, lateSignal, receiptSignal } from '../../protocol/messages';
-import { textMessage } from '../builders';
+import { uncheckedTextMessage } from '../builders';
 import { countHandlerStart } from '../metrics';
 import { EXPIRED_QUESTION_TEXT } from '../text';
 import type { InboundMessage, RoutedMessage, Status } from '../types';
@@ -254,7 +254,10 @@ export async function route(rt: AgentRuntime, message: InboundMessage, seq: numb
 /** The agent's own answer to `message`, through the outbox; its id is the message's. */
 function answer(rt: AgentRuntime, message: InboundMessage, kind: string, text: string): void {
   rt.outbox.enqueue(
-    { requestId: `${rt.workflowId}/${kind}/${message.id}`, message: textMessage(text, { replyTo: message }) },
+    {
+      requestId: `${rt.workflowId}/${kind}/${message.id}`,
+      message: uncheckedTextMessage(text, { replyTo: message }),
+    },
     'signal',
     rt.inboundSeq,
   );
