@@ -23,6 +23,7 @@ import {
   textOf,
   type InboundMessage,
   type MessageHandler,
+  type PendingWait,
   type PromptResult,
 } from './index';
 
@@ -41,6 +42,11 @@ export const HELP_TEXT = [
   'I know these commands:',
   ...COMMANDS.map((c) => `• ${c.command} — ${c.description}`),
 ].join('\n');
+
+/** The help while a question waits: the commands, then the question again (it stays pending). */
+export function helpWhileWaiting(pending: PendingWait): string {
+  return pending.question ? `${HELP_TEXT}\n\nStill waiting for your answer: ${pending.question}` : HELP_TEXT;
+}
 
 export const NOTHING_TO_CANCEL_TEXT = 'There is nothing to cancel.';
 
@@ -110,6 +116,6 @@ export const referenceBot: MessageHandler = async (message, ctx) => {
 
 /** The handler workflow (type `onMessage`, the agent workflow's default). */
 export const onMessage = handleMessages(referenceBot, {
-  // `help` while signup waits for an answer: answered, and the question stays pending.
-  commands: { help: async (message) => void (await reply(message, HELP_TEXT)) },
+  // `help` while signup waits for an answer: answered, ending with the pending question again.
+  commands: { help: async (message, pending) => void (await reply(message, helpWhileWaiting(pending))) },
 });
