@@ -14,7 +14,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
@@ -215,7 +215,18 @@ export async function runAmsflow(
       const token = `sim-${randomBytes(12).toString('hex')}`;
       simulator = await startSimulator({
         port: config.simulatorPort,
-        agents: [{ id: config.agents[0].agentKey, token, creator: 'user:1001', creatorName: 'You' }],
+        agents: [
+          {
+            id: config.agents[0].agentKey,
+            token,
+            creator: 'user:1001',
+            creatorName: 'You',
+            // The chat's header names the bot: its module's name ("reference bot").
+            name: basename(config.workflowsPath)
+              .replace(/\.[cm]?[jt]s$/, '')
+              .replace(/[-_]+/g, ' '),
+          },
+        ],
         limits: config.limits,
         stateFile,
       }).catch((err: NodeJS.ErrnoException) => {
