@@ -9,7 +9,7 @@ import type { Limits } from '../messaging/limits';
 import { AGENT_KEY_PATTERN } from '../protocol/ids';
 import { DEFAULT_TASK_QUEUE } from '../protocol/queues';
 import type { AgentTuning } from '../workflows/types';
-import { isTimeZone } from '../workflows/reminder-time';
+import { canonicalTimeZone, isTimeZone } from '../workflows/reminder-time';
 import { EncryptionKeysSchema, type EncryptionKey } from './codec/keys';
 
 const projectRoot = resolve(__dirname, '..');
@@ -90,9 +90,16 @@ export const AgentConfigSchema = z
     baseUrl: z.string().url().optional(),
     recipient: nonEmpty.optional(),
     handlerWorkflowType: nonEmpty.optional(),
+    /** The human's IANA time zone (`Europe/Berlin`) until they set one in the chat; default `AMSFLOW_TIMEZONE`. */
+    timeZone: nonEmpty.optional(),
   })
   .strict();
 export type AgentConfig = z.infer<typeof AgentConfigSchema> & { token: string };
+
+/** The agents' own time zones (agentKey -> zone) of those that have one in the agents file. */
+export function agentTimeZones(agents: readonly AgentConfig[]): Record<string, string> {
+  return Object.fromEntries(agents.flatMap((a) => (a.timeZone ? [[a.agentKey, a.timeZone]] : [])));
+}
 
 const EnvSchema = z.object({
   AMS_TOKEN: nonEmpty.optional(),
@@ -245,7 +252,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
               `AMSFLOW_AGENTS_FILE ${i}: agent "${agent.agentKey}" needs "token" or "tokenEnv" naming a set variable`,
             );
           }
-          agents.push({ ...agent, baseUrl: agent.baseUrl ?? e.AMS_BASE_URL, token: token ?? '' });
+          const zone = agent.timeZone;
+          const timeZone = zone !== undefined && isTimeZone(zone) ? canonicalTimeZone(zone) : undefined;
+          if (zone !== undefined && !timeZone) {
+            problems.push(
+              `AMSFLOW_AGENTS_FILE ${i}: agent "${agent.agentKey}": timeZone ${JSON.stringify(zone)} is not an IANA time zone (like Europe/Berlin)`,
+            );
+          }
+          agents.push({
+            ...agent,
+            ...(timeZone ? { timeZone } : {}),
+            baseUrl: agent.baseUrl ?? e.AMS_BASE_URL,
+            token: token ?? '',
+          });
         });
       }
     }

@@ -26,7 +26,7 @@ import { resolveLimits, type Limits } from '../messaging/limits';
 import { resolveTemporalBinaries } from '../scripts/temporal-binaries';
 import { SimulatorStateError, startSimulator, type RestoredState, type RunningSimulator } from '../simulator';
 import { activityQueue, type Endpoint } from '../protocol/queues';
-import type { WorkerConfig } from './config';
+import { agentTimeZones, type WorkerConfig } from './config';
 import { workflowBundlerOptions } from './bundling';
 import { dataConverterFor } from './codec';
 import { claimablePort, PortInUseError, startDevServer, type RunningDevServer } from './dev-server';
@@ -308,7 +308,11 @@ export async function runAmsflow(
         // Reminders' activities (they hold a client) and the bot's own, on the task queue its
         // workflows call by default.
         activities: {
-          ...createScheduleActivities(client, { taskQueue: config.taskQueue, timeZone: config.timeZone }),
+          ...createScheduleActivities(client, {
+            taskQueue: config.taskQueue,
+            timeZone: config.timeZone,
+            timeZones: agentTimeZones(config.agents),
+          }),
           ...(config.activitiesPath ? await loadBotActivities(config.activitiesPath) : {}),
         },
         ...(config.workflowBundlePath

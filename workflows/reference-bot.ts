@@ -4,7 +4,9 @@
  *   signup       asks the name, then the email (re-asked until valid), then confirms
  *   cancel       cancels the question waiting (or says there is nothing to cancel)
  *   remind me in <n> <unit> / at <HH:MM> / every day at <HH:MM> to <text>, reminders,
- *   cancel reminder <n>   reminders in the human's time zone (`AMSFLOW_TIMEZONE`)
+ *   cancel reminder <n>   reminders in the human's time zone
+ *   my time zone is <zone>, what time is it   the human's own zone, kept per agent (the
+ *                agents file's `timeZone`, else `AMSFLOW_TIMEZONE`, until the human sets one)
  *   help         the commands; anything else gets them too
  * Approvals requested from outside (`amsflow approval request`) are answered in the same chat:
  * the bundle exports `approvalWorkflow` and `remindersWorkflow` beside `agentWorkflow`.
@@ -12,8 +14,10 @@
  */
 import {
   REMINDER_COMMANDS,
+  TIME_ZONE_COMMANDS,
   handleMessages,
   handleReminderCommand,
+  handleTimeZoneCommand,
   invalid,
   isText,
   nameConversation,
@@ -35,6 +39,7 @@ export const COMMANDS: readonly { command: string; description: string }[] = [
   { command: 'signup', description: 'I ask your name and email, then register you' },
   { command: 'cancel', description: 'I stop the question I am waiting on' },
   ...REMINDER_COMMANDS,
+  ...TIME_ZONE_COMMANDS,
   { command: 'help', description: 'this list' },
 ];
 
@@ -104,6 +109,7 @@ export const referenceBot: MessageHandler = async (message, ctx) => {
   // Reactions and media are not commands; stay quiet rather than answer each with the help.
   if (!isText(message)) return;
   if (await handleReminderCommand(message, ctx)) return;
+  if (await handleTimeZoneCommand(message)) return;
   const text = textOf(message)!;
   const echo = ECHO.exec(text);
   const command = text.trim().toLowerCase().replace(/^\//, '');
