@@ -33,6 +33,8 @@ export interface ScheduleActivityOptions {
   taskQueue: string;
   /** The human's IANA time zone (`AMSFLOW_TIMEZONE`): the default of new reminders. Default `UTC`. */
   timeZone?: string;
+  /** Per agent (agentKey -> IANA zone, the agents file's `timeZone`): before `timeZone`. */
+  timeZones?: Readonly<Record<string, string>>;
 }
 
 /** The schedule activities over `client` (its namespace is the reminders workflows'). */
@@ -43,15 +45,27 @@ export function createScheduleActivities(
   if (!isTimeZone(options.timeZone ?? DEFAULT_TIME_ZONE)) {
     throw new RangeError(`${JSON.stringify(options.timeZone)} is not an IANA time zone (like Europe/Berlin)`);
   }
+  for (const [agentKey, zone] of Object.entries(options.timeZones ?? {})) {
+    if (!isTimeZone(zone))
+      throw new RangeError(
+        `agent "${agentKey}": ${JSON.stringify(zone)} is not an IANA time zone (like Europe/Berlin)`,
+      );
+  }
   const timeZone = canonicalTimeZone(options.timeZone ?? DEFAULT_TIME_ZONE);
+  // The human's zone: set in the chat (kept by the reminders workflow), else the agent's, else the worker's.
+  const zoneOf = (agentKey: string, set: string | undefined) => {
+    const configured = options.timeZones?.[agentKey];
+    return set ?? (configured === undefined ? timeZone : canonicalTimeZone(configured));
+  };
   return {
     async amsflowRemindersRead(agentKey: string): Promise<RemindersRead> {
       try {
         const view = await client.workflow.getHandle(remindersWorkflowId(agentKey)).query(remindersQuery);
-        return { ...view, defaultTimeZone: timeZone };
+        return { ...view, defaultTimeZone: zoneOf(agentKey, view.timeZone) };
       } catch (err) {
         if (!(err instanceof WorkflowNotFoundError)) throw err;
-        return { reminders: [], shown: [], delivered: 0, skipped: 0, failed: 0, defaultTimeZone: timeZone };
+        const defaultTimeZone = zoneOf(agentKey, undefined);
+        return { reminders: [], shown: [], delivered: 0, skipped: 0, failed: 0, defaultTimeZone };
       }
     },
     async amsflowRemindersWrite(agentKey: string, command: RemindersCommand): Promise<void> {

@@ -103,6 +103,7 @@ export const remindersCommandSchema = z.discriminatedUnion('op', [
   z
     .object({ op: z.literal('shown'), list: z.array(z.object({ id, text: z.string() }).passthrough()) })
     .passthrough(),
+  z.object({ op: z.literal('zone'), timeZone: z.string().min(1) }).passthrough(),
 ]);
 
 /** A short, payload-free account of why an argument does not fit (paths and codes only). */

@@ -221,7 +221,7 @@ export class ControlApi {
       status: lastStatus(s.receipts),
     }));
     return {
-      agent: { id: agent.config.id, participant: agent.participant },
+      agent: { id: agent.config.id, name: agent.config.name, participant: agent.participant },
       creator: { participant: agent.config.creator, name: agent.config.creatorName },
       typing: agent.typingUntil !== null,
       entries: [...inbound, ...outbound].sort((a, b) => a.seq - b.seq),

@@ -28,7 +28,8 @@ export interface ConversationEntry {
 }
 
 export interface Conversation {
-  agent: { id: string; participant: string };
+  /** `name`: the agent's profile name (the web chat's header). */
+  agent: { id: string; name: string; participant: string };
   creator: { participant: string; name: string };
   typing: boolean;
   entries: ConversationEntry[];

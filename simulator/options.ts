@@ -14,6 +14,8 @@ export interface SimulatorAgentConfig {
   creator: string;
   /** Profile name shown in `contacts`. Default `'Creator'`. */
   creatorName?: string;
+  /** The agent's own profile name: the web chat's header names the bot with it. Default: the id. */
+  name?: string;
 }
 
 /** Per-agent, per-endpoint limits over a rolling window. Defaults are the spec's section 8. */
@@ -109,6 +111,7 @@ export const DEFAULT_AGENT: Required<SimulatorAgentConfig> = {
   token: 'sim-token',
   creator: 'user:1001',
   creatorName: 'Ada',
+  name: 'demo',
 };
 
 export const DEFAULT_LIMITS: SimulatorLimits = {
@@ -145,7 +148,11 @@ function defaultWebDir(): string {
 
 /** Fills defaults and checks options at the public edge, so a mistake fails at start, not mid-test. */
 export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions {
-  const agents = (options.agents ?? [DEFAULT_AGENT]).map((a) => ({ creatorName: 'Creator', ...a }));
+  const agents = (options.agents ?? [DEFAULT_AGENT]).map((a) => ({
+    creatorName: 'Creator',
+    name: a.id,
+    ...a,
+  }));
   if (agents.length === 0) throw new RangeError('simulator option agents must name at least one agent');
   const ids = new Set<string>();
   const tokens = new Set<string>();

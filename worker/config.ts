@@ -9,7 +9,7 @@ import type { Limits } from '../messaging/limits';
 import { AGENT_KEY_PATTERN } from '../protocol/ids';
 import { DEFAULT_TASK_QUEUE } from '../protocol/queues';
 import type { AgentTuning } from '../workflows/types';
-import { isTimeZone } from '../workflows/reminder-time';
+import { canonicalTimeZone, isTimeZone } from '../workflows/reminder-time';
 import { EncryptionKeysSchema, type EncryptionKey } from './codec/keys';
 import { readBotConfig } from './bot-config';
 import { BaseUrlSchema, parseAgentEntries, tokenProblem } from './config-checks';
@@ -94,9 +94,21 @@ export const AgentConfigSchema = z
     baseUrl: BaseUrlSchema.optional(),
     recipient: nonEmpty.optional(),
     handlerWorkflowType: nonEmpty.optional(),
+    /** The human's IANA time zone (`Europe/Berlin`) until they set one in the chat; default `AMSFLOW_TIMEZONE`. */
+    timeZone: nonEmpty
+      .refine(isTimeZone, (zone) => ({
+        message: `${JSON.stringify(zone)} is not an IANA time zone (like Europe/Berlin)`,
+      }))
+      .transform(canonicalTimeZone)
+      .optional(),
   })
   .strict();
 export type AgentConfig = z.infer<typeof AgentConfigSchema> & { token: string };
+
+/** The agents' own time zones (agentKey -> zone) of those that have one in the agents file. */
+export function agentTimeZones(agents: readonly AgentConfig[]): Record<string, string> {
+  return Object.fromEntries(agents.flatMap((a) => (a.timeZone ? [[a.agentKey, a.timeZone]] : [])));
+}
 
 /** The environment the worker reads; exported for the start's port check (worker/ports.ts). */
 export const EnvSchema = z.object({

@@ -14,7 +14,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
 import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
@@ -28,7 +28,7 @@ import { resolveTemporalBinaries } from '../scripts/temporal-binaries';
 import { SimulatorStateError, startSimulator, type RestoredState, type RunningSimulator } from '../simulator';
 import { mediaDirOf } from '../simulator/state-file';
 import { activityQueue, type Endpoint } from '../protocol/queues';
-import type { WorkerConfig } from './config';
+import { agentTimeZones, type WorkerConfig } from './config';
 import { bundleBot, DEFAULT_HANDLER_WORKFLOW_TYPE } from './bot-bundle';
 import { dataConverterFor } from './codec';
 import { claimablePort, PortInUseError, startDevServer, type RunningDevServer } from './dev-server';
@@ -233,7 +233,18 @@ export async function runAmsflow(
       const token = `sim-${randomBytes(12).toString('hex')}`;
       simulator = await startSimulator({
         port: config.simulatorPort,
-        agents: [{ id: config.agents[0].agentKey, token, creator: 'user:1001', creatorName: 'You' }],
+        agents: [
+          {
+            id: config.agents[0].agentKey,
+            token,
+            creator: 'user:1001',
+            creatorName: 'You',
+            // The chat's header names the bot: its module's name ("reference bot").
+            name: basename(config.workflowsPath)
+              .replace(/\.[cm]?[jt]s$/, '')
+              .replace(/[-_]+/g, ' '),
+          },
+        ],
         limits: config.limits,
         stateFile,
       }).catch((err: NodeJS.ErrnoException) => {
@@ -315,7 +326,11 @@ export async function runAmsflow(
         // Reminders' activities (they hold a client) and the bot's own, on the task queue its
         // workflows call by default.
         activities: {
-          ...createScheduleActivities(client, { taskQueue: config.taskQueue, timeZone: config.timeZone }),
+          ...createScheduleActivities(client, {
+            taskQueue: config.taskQueue,
+            timeZone: config.timeZone,
+            timeZones: agentTimeZones(config.agents),
+          }),
           ...(config.activitiesPath ? await loadBotActivities(config.activitiesPath) : {}),
         },
         workflowBundle,

@@ -112,7 +112,9 @@ export async function approvalWorkflow(input: ApprovalInput): Promise<ApprovalDe
     decision = decide(kind, answerTime(got.message, Date.now()) ?? Date.now(), got.message.from);
     countApproval(input.agentKey, decision.decision);
     const confirmation = kind === 'approved' ? 'Approved' : 'Rejected';
-    await request(textMessage(`${confirmation}: ${input.question}`, { replyTo: got.message }), {
+    // A reaction is no message to quote: the confirmation quotes the question reacted to.
+    const quote = got.kind === 'reaction' ? questionId : got.message;
+    await request(textMessage(`${confirmation}: ${input.question}`, { replyTo: quote }), {
       reconcileAmbiguous: true,
     });
     return decision;

@@ -22,12 +22,21 @@ import {
 import { setCheckedSignal } from './checked-handlers';
 import type { ConversationView, InboundMessage, Receipt, RoutedMessage, SendOutcome } from './types';
 
+/** What a side command is told of the wait it interrupts. */
+export interface PendingWait {
+  /** The text of the question waiting for its answer; undefined when the wait has none (`firstOf`). */
+  question?: string;
+}
+
+/** A side command: answers `message` while a question waits; the question stays pending. */
+export type SideCommand = (message: InboundMessage, pending: PendingWait) => Promise<void>;
+
 /** What a conversation does on its own, set by `handleMessages` or `useAgent` options. */
 export interface ConversationSettings {
   /** Words that cancel a pending question. */
   cancelWords: readonly string[];
   /** Side commands answered while a question is pending; the question stays pending. */
-  commands: Readonly<Record<string, (message: InboundMessage) => Promise<void>>>;
+  commands: Readonly<Record<string, SideCommand>>;
   /** What the human is told when the conversation is cancelled; false says nothing. */
   cancelledText: ((name: string | undefined) => string) | false;
 }
@@ -50,8 +59,14 @@ export interface Conversation {
   settings: ConversationSettings;
   /** Requests whose outcome nobody awaits (nudges): their outcomes are dropped on arrival. */
   detached: Set<string>;
-  /** Set in message handlers until their first reply or wait: orders first replies by arrival. */
+  /**
+   * The arrival number whose first reply this workflow owes: a handler's own message until its
+   * first reply or wait, then each message routed to one of its waits until it answers or waits
+   * again. Orders first replies by arrival.
+   */
   seq?: number;
+  /** The text of the question the pending wait answers (side commands restate it). */
+  question?: string;
   sends: number;
   /** Waits so far: each wait for the human has its own id, so a late delivery is told apart. */
   waits: number;
@@ -103,6 +118,8 @@ export function open(
     // Routed to a wait that has ended: the agent hands it back and routes it on (it learnt of
     // the end from this workflow's wait signal), so taking it here would deliver it twice.
     if (routed.waitId !== undefined && routed.waitId !== conv.activeWait) return;
+    // The agent holds later messages' first replies until this workflow answers this one.
+    conv.seq = routed.seq;
     conv.inbox.push(routed);
   });
   setCheckedSignal(receiptSignal, receiptSchema, (receipt) => {

@@ -7,6 +7,7 @@
  */
 export { handleMessages, nameConversation, useAgent } from './handlers';
 export type { ConversationOptions, HandlerContext, LateHandler, MessageHandler } from './handlers';
+export type { PendingWait, SideCommand } from './conversation-state';
 export { release, reply, send, sendText, typing } from './sending';
 export type { SendOptions, SentMessage, TextOptions } from './sending';
 export { firstOf, isCancelled, isWaitTimeout } from './waiting';

@@ -11,7 +11,13 @@ import { checkFunction, invalidOption } from './option-checks';
 import { lateSignal } from '../protocol/messages';
 import { lateMessageSchema } from '../protocol/message-schemas';
 import { setCheckedSignal } from './checked-handlers';
-import { current, hasConversation, open, type ConversationSettings } from './conversation-state';
+import {
+  current,
+  hasConversation,
+  open,
+  type ConversationSettings,
+  type SideCommand,
+} from './conversation-state';
 import { setMediaTaskQueuePrefix } from './media';
 import { DEFAULT_CANCEL_WORDS } from './prompt-rules';
 import { release, reply } from './sending';
@@ -36,9 +42,10 @@ export interface ConversationOptions {
   cancelWords?: readonly string[];
   /**
    * Side commands answered while a question is pending, e.g. `{ help: (m) => reply(m, HELP) }`;
-   * the question stays pending. Matched like cancel words (`help` and `/help`).
+   * the question stays pending. Matched like cancel words (`help` and `/help`). The second
+   * argument holds the pending question's text, so that the answer can end by restating it.
    */
-  commands?: Record<string, (message: InboundMessage) => Promise<void>>;
+  commands?: Record<string, SideCommand>;
   /** What the human hears when the conversation is cancelled. Default "Cancelled <name>."; false: nothing. */
   cancelledText?: ((name: string | undefined) => string) | false;
 }

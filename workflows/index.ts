@@ -23,6 +23,10 @@ export type { RecurringSpec, Reminder, ReminderOptions, RemindersInput, Reminder
 export type { Weekday } from './reminder-time';
 export { REMINDER_COMMANDS, handleReminderCommand, parseReminderCommand } from './reminder-commands';
 export type { ReminderCommand } from './reminder-commands';
+export { TIME_ZONE_INVALID, setTimeZone, timeZone } from './time-zone';
+export type { TimeZoneChange } from './time-zone';
+export { TIME_ZONE_COMMANDS, handleTimeZoneCommand, parseTimeZoneCommand } from './time-zone-commands';
+export type { TimeZoneCommand } from './time-zone-commands';
 export type { ApprovalDecision, ApprovalInput, ApprovalView } from './approval';
 export {
   DEFAULT_CANCEL_WORDS,
@@ -55,8 +59,10 @@ export type {
   NudgeOptions,
   Parser,
   PromptOptions,
+  PendingWait,
   PromptResult,
   SchemaLike,
+  SideCommand,
   SendOptions,
   SentMessage,
   TextOptions,

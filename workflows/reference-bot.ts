@@ -4,7 +4,9 @@
  *   signup       asks the name, then the email (re-asked until valid), then confirms
  *   cancel       cancels the question waiting (or says there is nothing to cancel)
  *   remind me in <n> <unit> / at <HH:MM> / every day at <HH:MM> to <text>, reminders,
- *   cancel reminder <n>   reminders in the human's time zone (`AMSFLOW_TIMEZONE`)
+ *   cancel reminder <n>   reminders in the human's time zone
+ *   my time zone is <zone>, what time is it   the human's own zone, kept per agent (the
+ *                agents file's `timeZone`, else `AMSFLOW_TIMEZONE`, until the human sets one)
  *   help         the commands; anything else gets them too
  * Approvals requested from outside (`amsflow approval request`) are answered in the same chat
  * (the worker and the test harness bundle amsflow's own workflows with any bot module).
@@ -12,8 +14,10 @@
  */
 import {
   REMINDER_COMMANDS,
+  TIME_ZONE_COMMANDS,
   handleMessages,
   handleReminderCommand,
+  handleTimeZoneCommand,
   invalid,
   isText,
   nameConversation,
@@ -23,6 +27,7 @@ import {
   textOf,
   type InboundMessage,
   type MessageHandler,
+  type PendingWait,
   type PromptResult,
 } from './index';
 
@@ -36,6 +41,7 @@ export const COMMANDS: readonly { command: string; description: string }[] = [
   { command: 'signup', description: 'I ask your name and email, then register you' },
   { command: 'cancel', description: 'I stop the question I am waiting on' },
   ...REMINDER_COMMANDS,
+  ...TIME_ZONE_COMMANDS,
   { command: 'help', description: 'this list' },
 ];
 
@@ -43,6 +49,11 @@ export const HELP_TEXT = [
   'I know these commands:',
   ...COMMANDS.map((c) => `• ${c.command} — ${c.description}`),
 ].join('\n');
+
+/** The help while a question waits: the commands, then the question again (it stays pending). */
+export function helpWhileWaiting(pending: PendingWait): string {
+  return pending.question ? `${HELP_TEXT}\n\nStill waiting for your answer: ${pending.question}` : HELP_TEXT;
+}
 
 export const NOTHING_TO_CANCEL_TEXT = 'There is nothing to cancel.';
 
@@ -100,6 +111,7 @@ export const referenceBot: MessageHandler = async (message, ctx) => {
   // Reactions and media are not commands; stay quiet rather than answer each with the help.
   if (!isText(message)) return;
   if (await handleReminderCommand(message, ctx)) return;
+  if (await handleTimeZoneCommand(message)) return;
   const text = textOf(message)!;
   const echo = ECHO.exec(text);
   const command = text.trim().toLowerCase().replace(/^\//, '');
@@ -112,6 +124,6 @@ export const referenceBot: MessageHandler = async (message, ctx) => {
 
 /** The handler workflow (type `onMessage`, the agent workflow's default). */
 export const onMessage = handleMessages(referenceBot, {
-  // `help` while signup waits for an answer: answered, and the question stays pending.
-  commands: { help: async (message) => void (await reply(message, HELP_TEXT)) },
+  // `help` while signup waits for an answer: answered, ending with the pending question again.
+  commands: { help: async (message, pending) => void (await reply(message, helpWhileWaiting(pending))) },
 });

@@ -33,6 +33,11 @@ export interface Reminder {
   dueAt: number;
   /** Set for a recurring reminder; a one-shot reminder is gone once delivered. */
   recurring?: RecurringSpec;
+  /**
+   * A one-shot reminder set for a wall time (`remind me at 09:00`): that time, `YYYY-MM-DD HH:MM`
+   * in `timeZone`, which it keeps when the human changes zone. Absent for an instant (`in 2 hours`).
+   */
+  wall?: string;
   /** When it was created (epoch ms, workflow time). */
   createdAt: number;
   /** A delivery later than this (ms after its due time, after downtime) is skipped. */
@@ -49,7 +54,11 @@ export interface ShownReminder {
 
 /** A change to an agent's reminders. Idempotent: an id added twice, or again after it ended, is ignored. */
 export type RemindersCommand =
-  { op: 'add'; reminder: Reminder } | { op: 'cancel'; id: string } | { op: 'shown'; list: ShownReminder[] };
+  | { op: 'add'; reminder: Reminder }
+  | { op: 'cancel'; id: string }
+  | { op: 'shown'; list: ShownReminder[] }
+  /** The human's time zone is now `timeZone`: kept, and every pending reminder moves to it. */
+  | { op: 'zone'; timeZone: string };
 
 /** The reminders workflow's state as its query answers it. */
 export interface RemindersView {
@@ -57,15 +66,20 @@ export interface RemindersView {
   reminders: Reminder[];
   /** The list the human was last shown. */
   shown: ShownReminder[];
+  /** The zone the human set in the chat (`setTimeZone`); absent until they do. */
+  timeZone?: string;
   /** Deliveries so far: sent, skipped as too late, failed to send. */
   delivered: number;
   skipped: number;
   failed: number;
 }
 
-/** What the read activity returns: the view, and the worker's default time zone. */
+/** What the read activity returns: the view, and the human's time zone. */
 export interface RemindersRead extends RemindersView {
-  /** The worker's zone for the human (`AMSFLOW_TIMEZONE`), `UTC` when unset. */
+  /**
+   * The human's zone: the one set in the chat, else the agent's `timeZone` in the agents file,
+   * else the worker's `AMSFLOW_TIMEZONE`, else `UTC`.
+   */
   defaultTimeZone: string;
 }
 
@@ -76,6 +90,8 @@ export interface RemindersInput {
   /** Ids of reminders that ended (delivered or cancelled), newest last: an add of one is ignored. */
   ended?: string[];
   shown?: ShownReminder[];
+  /** The zone the human set in the chat, carried across continue-as-new. */
+  timeZone?: string;
   delivered?: number;
   skipped?: number;
   failed?: number;

@@ -17,7 +17,15 @@ import { setCheckedSignal } from './checked-handlers';
 import { useAgent } from './handlers';
 import { countReminderFired } from './metrics';
 import { sendText } from './sending';
-import { WEEKDAYS, formatLateness, isTimeZone, nextOccurrence, parseWallTime } from './reminder-time';
+import {
+  WEEKDAYS,
+  canonicalTimeZone,
+  formatLateness,
+  isTimeZone,
+  nextOccurrence,
+  parseWallTime,
+} from './reminder-time';
+import { moveToZone, parseLocal } from './reminder-zone';
 import {
   MAX_REMINDERS,
   remindersCommandSignal,
@@ -57,6 +65,7 @@ export function reminderProblem(r: Reminder | undefined): string | undefined {
   for (const key of ['dueAt', 'createdAt', 'maxLatenessMs', 'lateAfterMs'] as const) {
     if (typeof r[key] !== 'number' || !Number.isFinite(r[key])) return `${r.id}: ${key} is not a number`;
   }
+  if (r.wall !== undefined && !parseLocal(r.wall)) return `${r.id}: wall is not YYYY-MM-DD HH:MM`;
   if (r.recurring !== undefined) {
     if (!parseWallTime(String(r.recurring?.at))) return `${r.id}: recurring.at is not HH:MM`;
     const days = r.recurring.days;
@@ -83,6 +92,8 @@ export async function remindersWorkflow(input: RemindersInput): Promise<void> {
   const ended = [...(input.ended ?? [])];
   const endedSet = new Set(ended);
   let shown = input.shown ?? [];
+  // The human's zone, set in the chat: kept here, beside the reminders it moves.
+  let timeZone = input.timeZone;
   const counts = { delivered: input.delivered ?? 0, skipped: input.skipped ?? 0, failed: input.failed ?? 0 };
   let changed = false;
 
@@ -114,11 +125,20 @@ export async function remindersWorkflow(input: RemindersInput): Promise<void> {
       end(command.id);
     } else if (command.op === 'shown') {
       shown = command.list.slice(0, MAX_REMINDERS);
+    } else if (command.op === 'zone') {
+      if (!isTimeZone(command.timeZone)) {
+        log.warn('reminders: zone ignored: not an IANA time zone');
+        return;
+      }
+      timeZone = canonicalTimeZone(command.timeZone);
+      const now = Date.now();
+      for (const [id, r] of reminders) reminders.set(id, moveToZone(r, timeZone, now));
     }
   });
   const view = (): RemindersView => ({
     reminders: [...reminders.values()].sort((a, b) => a.dueAt - b.dueAt || a.createdAt - b.createdAt),
     shown,
+    ...(timeZone === undefined ? {} : { timeZone }),
     ...counts,
   });
   setHandler(remindersQuery, view);
@@ -175,6 +195,7 @@ export async function remindersWorkflow(input: RemindersInput): Promise<void> {
         reminders: carried.reminders,
         ended,
         shown,
+        ...(timeZone === undefined ? {} : { timeZone }),
         ...counts,
         ...(input.continueAfterEvents === undefined
           ? {}

@@ -31,8 +31,10 @@ import {
   nextOccurrence,
   parseWallTime,
   weekdayName,
+  zonedDateTime,
   type Weekday,
 } from './reminder-time';
+import { formatLocal } from './reminder-zone';
 import {
   MAX_REMINDERS,
   REMINDER_FAILURE_TYPES,
@@ -52,7 +54,9 @@ export { MAX_REMINDERS, REMINDER_FAILURE_TYPES } from './reminder-types';
 export interface ReminderOptions {
   /**
    * IANA zone of the human (`Europe/Berlin`): wall times are read in it and due times shown in
-   * it. Default: the worker's `AMSFLOW_TIMEZONE`, else `UTC`. Kept with the reminder.
+   * it. Default: the human's zone ({@link timeZone}: set in the chat, else the agents file's,
+   * else the worker's `AMSFLOW_TIMEZONE`, else `UTC`). Kept with the reminder until the human
+   * changes zone (`setTimeZone`), which moves it.
    */
   timeZone?: string;
   /**
@@ -80,6 +84,9 @@ const activities = proxyActivities<ScheduleActivities>({
   scheduleToCloseTimeout: '2 minutes',
   retry: { initialInterval: '1 second', maximumAttempts: 5 },
 });
+
+/** The schedule activities, for the other modules of the reminders API (`time-zone.ts`). */
+export const reminderActivities = activities;
 
 function invalid(message: string): ApplicationFailure {
   return ApplicationFailure.create({ type: REMINDER_FAILURE_TYPES.invalid, message, nonRetryable: true });
@@ -135,6 +142,7 @@ async function add(
   dueAt: number,
   checked: { maxLatenessMs: number; lateAfterMs: number },
   recurring?: RecurringSpec,
+  wall?: string,
 ): Promise<Reminder> {
   const reminder: Reminder = {
     id: uuid4(),
@@ -142,6 +150,7 @@ async function add(
     timeZone,
     dueAt,
     ...(recurring ? { recurring } : {}),
+    ...(wall ? { wall } : {}),
     createdAt: Date.now(),
     ...checked,
   };
@@ -170,6 +179,8 @@ export async function remindAt(
   }
   const { timeZone, now } = await prepare(options);
   let dueAt: number;
+  // A wall time is kept with the reminder: a change of zone keeps it (reminder-zone.ts).
+  let wall: string | undefined;
   if (typeof when === 'number' || when instanceof Date) {
     dueAt = typeof when === 'number' ? when : when.getTime();
   } else {
@@ -182,13 +193,15 @@ export async function remindAt(
       if (check.month !== date.month || check.day !== date.day)
         throw invalid(`${JSON.stringify(when)} is not a date`);
       dueAt = instantOf(date, time, timeZone);
+      wall = formatLocal(date, time);
     } else {
       dueAt = nextOccurrence(now, time, timeZone);
+      wall = formatLocal(zonedDateTime(dueAt, timeZone), time);
     }
   }
   if (!Number.isFinite(dueAt)) throw invalid('The due time is not a time');
   if (dueAt < now) throw invalid(`${formatInstant(dueAt, timeZone, now)} is in the past`);
-  return add(body, timeZone, dueAt, checked);
+  return add(body, timeZone, dueAt, checked, undefined, wall);
 }
 
 /** Reminds the human of `text` once, `delay` from now (`'10 minutes'`, `'3 days'`, ms). See {@link remindAt}. */

@@ -51,6 +51,8 @@ async function issue(
   // Read from the start event: the same on every replay, different for each run of the chain.
   const run = `${info.firstExecutionRunId}/${info.continuedFromExecutionRunId ?? '-'}`;
   const requestId = `${info.workflowId}/${run}/send/${++conv.sends}`;
+  // A question's text, for side commands that restate it while its answer is awaited.
+  if (options.waitId !== undefined) conv.question = message.type === 'text' ? message.text?.body : undefined;
   const handlerSeq = conv.seq;
   // The first request carries the handler's place in line; after it, no more holding back.
   conv.seq = undefined;

@@ -118,7 +118,7 @@ async function classify(
   }
   const command = commandOf(message, conv.settings.commands);
   if (command) {
-    await conv.settings.commands[command](message);
+    await conv.settings.commands[command](message, { question: conv.question });
     return undefined;
   }
   const quoted = message.context?.id;
@@ -136,6 +136,7 @@ export async function waitFor(conv: Conversation, plan: WaitPlan, registered: bo
   if (!registered) {
     // Waiting for the human gives up the first-reply turn (a question's send already did).
     await release();
+    conv.question = undefined;
     await register(conv, plan);
   }
   const fired: { name: string; args: unknown[] }[] = [];
@@ -151,7 +152,9 @@ export async function waitFor(conv: Conversation, plan: WaitPlan, registered: bo
         const outcome = await classify(conv, plan, routed.message);
         if (outcome?.kind === 'cancel') await tellCancelled(conv, outcome.message);
         if (outcome) return outcome;
-        // A side command or an unwanted reaction: the router served the wait; wait again.
+        // A side command or an unwanted reaction: the router served the wait; wait again, giving
+        // up the turn of the message that had none (a side command's answer took it already).
+        await release();
         await register(conv, plan);
         continue;
       }

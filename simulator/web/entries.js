@@ -15,10 +15,15 @@ export function agentDisplayName() {
   return raw.charAt(0).toUpperCase() + raw.slice(1);
 }
 
-/** The human's (the agent's creator's) name. */
+/**
+ * The human's (the agent's creator's) profile name; undefined when there is none, or when it
+ * is "You" (`npm start`'s), which would make the header read "You are You".
+ * @returns {string | undefined}
+ */
 export function humanName() {
   const conv = state.conversation;
-  return (conv && conv.creator && conv.creator.name) || 'You';
+  const name = conv && conv.creator && conv.creator.name ? conv.creator.name.trim() : '';
+  return name && name.toLowerCase() !== 'you' ? name : undefined;
 }
 
 /**

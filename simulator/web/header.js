@@ -14,10 +14,12 @@ export function renderHeader() {
   els.agentName.textContent = name;
   els.avatar.textContent = name.charAt(0);
   const conv = state.conversation;
-  if (conv && conv.creator) {
-    els.me.hidden = false;
-    els.meName.textContent = humanName();
-    els.meAvatar.textContent = humanName().charAt(0);
+  const me = humanName();
+  // The header names the bot; "You are <name>" only when the human has a name of their own.
+  els.me.hidden = !me;
+  if (me) {
+    els.meName.textContent = me;
+    els.meAvatar.textContent = me.charAt(0);
   }
   let stateName;
   let text;

@@ -175,6 +175,7 @@ describe('web chat for the human side (headless Chromium)', () => {
     await page.goto(sim.chat);
     await page.locator('[data-testid="agent-status"][data-state="online"]').waitFor();
     expect(await page.getByTestId('agent-name').textContent()).toBe('Demo');
+    expect(await page.getByTestId('human-name').textContent()).toBe('Ada');
 
     // The human sends a message; it shows on the right once the simulator has it.
     const question = 'Hi! Could you send me the numbers for the third quarter?';
@@ -322,5 +323,32 @@ describe('web chat for the human side (headless Chromium)', () => {
     }
 
     expect(pageErrors).toEqual([]);
+  });
+
+  it('names the bot in the header, never "You are You"', async () => {
+    const named = await startSimulator({
+      port: 0,
+      agents: [
+        {
+          id: 'default',
+          token: 'named-token',
+          creator: 'user:1001',
+          creatorName: 'You',
+          name: 'reference bot',
+        },
+      ],
+    });
+    const other = await context.newPage();
+    try {
+      other.setDefaultTimeout(WAIT_MS);
+      await other.goto(named.chat);
+      await other.locator('[data-testid="agent-status"][data-state="online"]').waitFor();
+      expect(await other.getByTestId('agent-name').textContent()).toBe('Reference bot');
+      expect(await other.getByTestId('human-identity').isHidden()).toBe(true);
+      expect(await other.getByTestId('chat-header').innerText()).not.toMatch(/You are/);
+    } finally {
+      await other.close();
+      await named.close();
+    }
   });
 });

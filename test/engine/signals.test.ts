@@ -122,7 +122,11 @@ describe('malformed signals, updates and queries to every amsflow workflow', () 
       ...[handler, wf(approval.workflowId), reminders].flatMap((h) =>
         CONVERSATION_SIGNALS.map(([name, args]): [WorkflowHandle, string, unknown[]] => [h, name, args]),
       ),
-      [reminders, 'amsflow.reminders.command', [...BAD, { op: 'cancel', id: 5 }]],
+      [
+        reminders,
+        'amsflow.reminders.command',
+        [...BAD, { op: 'cancel', id: 5 }, { op: 'zone', timeZone: 7 }],
+      ],
     ];
     let sent = 0;
     for (const [handle, name, args] of table) {

@@ -113,7 +113,7 @@ describe('GET /_control/conversation', () => {
     await h.sim.control.read(answer);
     await h.sim.control.human({ type: 'reaction', reaction: { message_id: answer, emoji: '👍' } });
     const conversation = await h.sim.control.conversation();
-    expect(conversation.agent).toEqual({ id: 'demo', participant: 'agent:demo' });
+    expect(conversation.agent).toEqual({ id: 'demo', name: 'demo', participant: 'agent:demo' });
     expect(conversation.creator).toEqual({ participant: CREATOR, name: 'Ada' });
     expect(conversation.typing).toBe(true);
     expect(conversation.entries).toEqual([

@@ -54,7 +54,9 @@ describe('approvals (bot test harness, time skipping)', () => {
     const approval = await request('Send the invoice?');
     const question = await bot.expectBot(/Send the invoice\?/);
     await bot.react(question, '👍');
-    await bot.expectBot('Approved: Send the invoice?');
+    const confirmation = await bot.expectBot('Approved: Send the invoice?');
+    // A reaction is no message to quote: the confirmation quotes the question.
+    expect(confirmation.replyTo).toBe(question.id);
     expect((await approval.result()).decision).toBe('approved');
   });
 
@@ -71,6 +73,28 @@ describe('approvals (bot test harness, time skipping)', () => {
     await bot.say('yes', { replyTo: q1 });
     await bot.expectBot('Approved: Restart the web tier?');
     expect((await first.result()).decision).toBe('approved');
+  });
+
+  it('two pending: the "which one?" list is answered by quoting it with a number', async () => {
+    const first = await request('Open the gates?');
+    await bot.expectBot(/Open the gates\?/);
+    const second = await request('Close the valves?');
+    const q2 = await bot.expectBot(/Close the valves\?/);
+    await bot.say('yes');
+    const list = await bot.expectBot(/^Which one\?.*\n1\. Open the gates\?\n2\. Close the valves\?$/s);
+    // Quoting the list with no number of it asks again (it used to get the help text).
+    await bot.say('yes', { replyTo: list });
+    const again = await bot.expectBot(/^Which one\?.*\n1\. Open the gates\?\n2\. Close the valves\?$/s);
+    await bot.say('1', { replyTo: again });
+    await bot.expectBot('Approved: Open the gates?');
+    expect((await first.result()).decision).toBe('approved');
+    // The list's other question is still answered by quoting it.
+    await bot.say('no', { replyTo: q2 });
+    await bot.expectBot('Rejected: Close the valves?');
+    expect((await second.result()).decision).toBe('rejected');
+    // A pick of a question that no longer waits says so.
+    await bot.say('2', { replyTo: list });
+    await bot.expectBot('That question is not waiting for an answer any more.');
   });
 
   it('the same request id twice is one approval, asked once', async () => {

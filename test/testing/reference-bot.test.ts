@@ -1,8 +1,12 @@
 /**
  * The reference bot through the bot test harness, with time skipping: signup with a re-ask, the
- * nudge ladder and the polite give-up, cancel, help while a question waits.
+ * nudge ladder and the polite give-up, cancel, help while a question waits (it ends with the
+ * question), and two quick cancels answered in the order they were written.
  */
+import { agentWorkflowId, approvalWorkflowId } from '../../protocol/ids';
+import { stateQuery, wakeSignal } from '../../protocol/messages';
 import { createBotTestEnv, type BotTestEnv } from '../../testing';
+import { waitFor } from '../support/temporal';
 
 jest.setTimeout(120_000);
 
@@ -46,7 +50,10 @@ describe('reference bot (bot test harness, time skipping)', () => {
     await bot.say('Grace');
     await bot.expectBot(/email/);
     await bot.say('/help');
-    await bot.expectBot(/I know these commands/);
+    // The help ends with the question that still waits.
+    await bot.expectBot(
+      /^I know these commands.*\n\nStill waiting for your answer: Thanks, Grace\. What is your email\?$/s,
+    );
     await bot.say('grace@example.com');
     await bot.expectBot('Thanks Grace, registered grace@example.com.');
     await bot.say('signup');
@@ -54,6 +61,49 @@ describe('reference bot (bot test harness, time skipping)', () => {
     await bot.say('cancel');
     await bot.expectBot('Cancelled signup.');
     await bot.say('cancel');
+    await bot.expectBot('There is nothing to cancel.');
+  });
+});
+
+describe('reference bot: replies leave in the order their messages arrived', () => {
+  let bot: BotTestEnv;
+  afterEach(async () => {
+    await bot?.teardown();
+  });
+
+  it('two quick cancels: "Cancelled signup." first, then "There is nothing to cancel."', async () => {
+    // One send per window, and an approval's question waiting for it in the outbox: the answers
+    // to both cancels then wait in the queue together, and the outbox's order decides.
+    bot = await createBotTestEnv({
+      workflows: require.resolve('../../workflows/reference-bot'),
+      limits: { messages: 1 },
+    });
+    await bot.say('signup');
+    await bot.expectBot('What is your name?');
+    await bot.client.workflow.start('approvalWorkflow', {
+      taskQueue: bot.taskQueue,
+      workflowId: approvalWorkflowId(bot.agentKey, 'hold'),
+      args: [
+        {
+          agentKey: bot.agentKey,
+          id: 'hold',
+          question: 'Hold?',
+          timeoutMs: 3_600_000,
+          requestedAt: Date.now(),
+        },
+      ],
+    });
+    const agent = bot.client.workflow.getHandle(agentWorkflowId(bot.agentKey));
+    await waitFor('the approval sending', async () =>
+      (await agent.query(stateQuery)).sending?.startsWith('approval:'),
+    );
+    // Both in one page: written before the agent (idle until woken) polls again.
+    await bot.simulator.control.humanText('cancel', { agent: bot.agentKey });
+    await bot.simulator.control.humanText('cancel', { agent: bot.agentKey });
+    await agent.signal(wakeSignal);
+    await waitFor('both answers queued', async () => (await agent.query(stateQuery)).queueLength === 2);
+    await bot.expectBot(/Approval needed: Hold\?/);
+    await bot.expectBot('Cancelled signup.');
     await bot.expectBot('There is nothing to cancel.');
   });
 });

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../worker/config';
+import { agentTimeZones, loadConfig } from '../../worker/config';
 import { problemsOf } from './config-problems';
 
 const made: string[] = [];
@@ -157,6 +157,17 @@ describe('worker configuration', () => {
     expect(config.fleetAgents).toBe(2);
   });
 
+  it("keeps each agent's own time zone from the agents file, canonically spelt", () => {
+    const file = agentsFile([
+      { agentKey: 'a', token: 'token-a', timeZone: 'europe/berlin' },
+      { agentKey: 'b', token: 'token-b' },
+    ]);
+    const config = loadConfig({ AMSFLOW_AGENTS_FILE: file, AMSFLOW_TIMEZONE: 'America/New_York' });
+    expect(config.agents.map((a) => a.timeZone)).toEqual(['Europe/Berlin', undefined]);
+    expect(agentTimeZones(config.agents)).toEqual({ a: 'Europe/Berlin' });
+    expect(config.timeZone).toBe('America/New_York');
+  });
+
   it.each([
     ['unreadable JSON', '{oops', /AMSFLOW_AGENTS_FILE: cannot read .* as JSON/],
     ['an empty list', [], /^AMSFLOW_AGENTS_FILE \S+agents\.json: lists no agents$/],
@@ -175,6 +186,11 @@ describe('worker configuration', () => {
     ],
     ['no token at all', [{ agentKey: 'a' }], /entry 1 \(agent "a"\): needs "token", or "tokenEnv"/],
     ['an unknown member', [{ agentKey: 'a', token: 't', tokne: 'x' }], /Unrecognized key/],
+    [
+      'an unknown time zone',
+      [{ agentKey: 'berlin-desk', token: 't', timeZone: 'Europe/Berln' }],
+      /AMSFLOW_AGENTS_FILE .*, entry 1 \(agent "berlin-desk"\): timeZone: "Europe\/Berln" is not an IANA time zone/,
+    ],
   ])('reports an agents file with %s', (_name, content, expected) => {
     expect(problemsOf({ AMSFLOW_AGENTS_FILE: agentsFile(content) }).join('\n')).toMatch(expected);
   });

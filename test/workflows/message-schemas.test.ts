@@ -47,6 +47,12 @@ const table: [string, { safeParse(v: unknown): { success: boolean } }, unknown, 
     { op: 'cancel', id: 'r1' },
     [null, 1, {}, { op: 'cancel', id: 5 }, { op: 'drop' }],
   ],
+  [
+    'reminders.command (zone)',
+    s.remindersCommandSchema,
+    { op: 'zone', timeZone: 'Europe/Berlin' },
+    [{ op: 'zone' }, { op: 'zone', timeZone: 7 }, { op: 'zone', timeZone: '' }],
+  ],
 ];
 
 describe('argument schemas of signals and updates', () => {

@@ -17,12 +17,12 @@ import {
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { PollOutput } from '../../activities/types';
 import { handlerWorkflowId } from '../../protocol/ids';
-import { inboundSignal, lateSignal, receiptSignal } from '../../protocol/messages';
-import { uncheckedTextMessage } from '../builders';
+import { lateSignal, receiptSignal } from '../../protocol/messages';
 import { countHandlerStart } from '../metrics';
 import { EXPIRED_QUESTION_TEXT } from '../text';
-import type { InboundMessage, RoutedMessage, Status } from '../types';
-import { requestVerdict } from './failure';
+import type { InboundMessage, Status } from '../types';
+import { answer, deliverTo } from './delivery';
+import { failureInfo, requestVerdict } from './failure';
 import { readToEnd } from './poll-cursor';
 import { pageKind, waitAfterPage } from './poll-budget';
 import { assumeQuietPolls, quietPollingFor, recordQuietPolls, type QuietPollContext } from './quiet-poll';
@@ -32,6 +32,7 @@ import { awaitsCancel, evenCadence, settling, strictFence } from './poll-patches
 import type { AgentRuntime } from './runtime';
 import { FRESH_RETRY_STATE, retryAfterRejection, type RetryState } from './send-policy';
 import type { SignalTracker } from './signal-tracker';
+import { askWhichOne, routeChoice } from './which-one-route';
 
 /** The open poll's scope, so continue-as-new can cancel it (its page is read again next run). */
 export interface PollHandle {
@@ -201,28 +202,14 @@ export async function route(rt: AgentRuntime, message: InboundMessage, seq: numb
     }
     return;
   }
+  // A reply to a "which one?" list: its number picks the wait, anything else asks again.
+  const choice = rt.router.whichOnes.choice(message);
+  if (choice) return routeChoice(rt, message, seq, choice);
   // A bare "yes" that fits several pending approvals: ask which one, handled here.
-  const labels = rt.router.ambiguous(message);
-  if (labels) {
-    answer(rt, message, 'which', whichOneText(labels));
-    return;
-  }
+  const waits = rt.router.ambiguousWaits(message);
+  if (waits) return askWhichOne(rt, message, message, waits);
   for (let waiter = rt.router.take(message); waiter; waiter = rt.router.take(message)) {
-    const routed: RoutedMessage = {
-      message,
-      seq,
-      ...(waiter.waitId === undefined ? {} : { waitId: waiter.waitId }),
-    };
-    // Recorded before the signal: an end of this wait processed meanwhile hands the message back.
-    rt.router.delivered(waiter, routed);
-    try {
-      await getExternalWorkflowHandle(waiter.workflowId).signal(inboundSignal, routed);
-      return;
-    } catch (err) {
-      // The waiter has closed: route elsewhere, unless its end already handed the message back.
-      rt.noteError('route', err);
-      if (!rt.router.undeliverable(waiter.workflowId, seq, waiter.waitId)) return;
-    }
+    if (await deliverTo(rt, waiter, message, seq)) return;
   }
   // Holds later handlers' first replies back until this one has sent its own.
   rt.order.hold(seq, rt.now());
@@ -249,26 +236,6 @@ export async function route(rt: AgentRuntime, message: InboundMessage, seq: numb
     // Started before (a replayed page, a run before continue-as-new): already handled.
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
-}
-
-/** The agent's own answer to `message`, through the outbox; its id is the message's. */
-function answer(rt: AgentRuntime, message: InboundMessage, kind: string, text: string): void {
-  rt.outbox.enqueue(
-    {
-      requestId: `${rt.workflowId}/${kind}/${message.id}`,
-      message: uncheckedTextMessage(text, { replyTo: message }),
-    },
-    'signal',
-    rt.inboundSeq,
-  );
-}
-
-/** "Which one?" with the questions a bare answer fits. */
-export function whichOneText(labels: string[]): string {
-  return [
-    'Which one? Reply quoting the question you answer:',
-    ...labels.map((l, i) => `${i + 1}. ${l}`),
-  ].join('\n');
 }
 
 function deliverReceipt(rt: AgentRuntime, signals: SignalTracker, status: Status): void {

@@ -12,6 +12,7 @@
  */
 import type { InboundMessage, RoutedMessage } from '../types';
 import { BoundedMap } from './bounded-map';
+import { WhichOnes, type WhichOne } from './which-one';
 
 /** A registered wait: a workflow and which of its waits (`waitId`, absent from older callers). */
 export interface Waiter {
@@ -29,6 +30,8 @@ export interface RouterState {
   wordWaiters?: [string, WordWaiter][];
   /** What the agent answers a late answer to an expired question whose workflow has ended. */
   lateTexts?: [string, string][];
+  /** The "which one?" lists the agent asked (see which-one.ts). */
+  whichOnes?: [string, WhichOne][];
 }
 
 /** A wait that takes a message that is exactly one of `words` (an approval's "yes"/"no"). */
@@ -89,6 +92,8 @@ export class Router {
   private readonly lateTexts: BoundedMap<string, string>;
   /** Workflow id -> its wait for a bare answer word. */
   private readonly wordWaiters: BoundedMap<string, WordWaiter>;
+  /** The "which one?" lists asked, so that a reply quoting one with a number is understood. */
+  readonly whichOnes: WhichOnes;
 
   constructor(
     private readonly maxWaiters: number,
@@ -103,6 +108,7 @@ export class Router {
     this.expired = new BoundedMap(EXPIRED_KEPT, carried?.expiredQuestions ?? []);
     this.lateTexts = new BoundedMap(LATE_TEXTS_KEPT, carried?.lateTexts ?? []);
     this.wordWaiters = new BoundedMap(WORD_WAITERS_KEPT, carried?.wordWaiters ?? []);
+    this.whichOnes = new WhichOnes(carried?.whichOnes ?? []);
   }
 
   /** Whether a wait is registered for a reply quoting `messageId`. */
@@ -184,8 +190,30 @@ export class Router {
    * so that the agent asks "which one?". Undefined when it fits one or none.
    */
   ambiguous(message: InboundMessage): string[] | undefined {
+    return this.ambiguousWaits(message)?.map((w) => w.label);
+  }
+
+  /** {@link ambiguous} with the workflow of each wait, in the order "which one?" lists them. */
+  ambiguousWaits(message: InboundMessage): { workflowId: string; label: string }[] | undefined {
     const fits = this.byWord(message);
-    return fits.length > 1 ? fits.map((w) => w.label) : undefined;
+    return fits.length > 1
+      ? fits.map((w) => ({ workflowId: w.waiter.workflowId, label: w.label }))
+      : undefined;
+  }
+
+  /** The waits for bare answer words of `workflowIds` that still wait, in that order, with their labels. */
+  wordWaits(workflowIds: string[]): { workflowId: string; label: string }[] {
+    return workflowIds.flatMap((workflowId) => {
+      const found = this.wordWaiters.get(workflowId);
+      return found ? [{ workflowId, label: found.label }] : [];
+    });
+  }
+
+  /** Takes `workflowId`'s wait for a bare answer word (picked from a "which one?" list), if it still waits. */
+  takeWordWaiter(workflowId: string): Waiter | undefined {
+    const found = this.wordWaiters.get(workflowId);
+    if (found) this.forget(workflowId);
+    return found?.waiter;
   }
 
   /**
@@ -262,6 +290,7 @@ export class Router {
       expiredQuestions: [...this.expired.entries()],
       wordWaiters: [...this.wordWaiters.entries()],
       lateTexts: [...this.lateTexts.entries()],
+      whichOnes: this.whichOnes.snapshot(),
     };
   }
 }

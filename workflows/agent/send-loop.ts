@@ -44,6 +44,8 @@ function settle(rt: AgentRuntime, signals: SignalTracker, req: Queued, outcome: 
   if (outcome.ok) {
     rt.counters.sent++;
     rt.ledger.sent(outcome.messageId, req.requester);
+    // A "which one?" list is found by the id a reply to it quotes.
+    rt.router.whichOnes.sent(req.requestId, outcome.messageId);
     if (req.requester && req.expectReply) {
       const answers = req.answerWords ? { words: req.answerWords, label: req.answerLabel ?? '' } : undefined;
       rt.router.register(

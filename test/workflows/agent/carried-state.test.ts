@@ -4,6 +4,7 @@ import { Outbox } from '../../../workflows/agent/outbox';
 import { PollCursor } from '../../../workflows/agent/poll-cursor';
 import { ReceiptLedger } from '../../../workflows/agent/receipt-ledger';
 import { EXPIRED_KEPT, ROUTED_KEPT, Router } from '../../../workflows/agent/router';
+import { CHOICES_KEPT, WHICH_ONES_KEPT } from '../../../workflows/agent/which-one';
 import { jsonBytes } from '../../../workflows/agent/size';
 import { SlidingWindow } from '../../../workflows/agent/sliding-window';
 import { StatusQueue } from '../../../workflows/agent/status-queue';
@@ -43,6 +44,13 @@ describe('carried state', () => {
         text: { body: hugeText },
       };
       router.delivered({ workflowId: `d${i}`, waitId: 1 }, { message: message, seq: i });
+    }
+    // "Which one?" lists, each with the longest answer and the most choices.
+    for (let i = 0; i < WHICH_ONES_KEPT * 2; i++) {
+      const answer = { from: 'user:1', id: wamid(i), timestamp: '1', type: 'text', text: { body: hugeText } };
+      const workflowIds = Array.from({ length: CHOICES_KEPT * 2 }, (_, k) => workflowId(k));
+      router.whichOnes.asked(requestId(i), { answer, workflowIds });
+      router.whichOnes.sent(requestId(i), wamid(i));
     }
     const ledger = new ReceiptLedger(T.recentIdsKept);
     for (let i = 0; i < T.recentIdsKept * 2; i++) ledger.sent(wamid(i), workflowId(i));
@@ -112,6 +120,7 @@ describe('carried state', () => {
     expect(carried.recentInbound).toHaveLength(T.recentIdsKept);
     expect(carried.nextWaiters).toHaveLength(T.maxWaiters);
     expect(carried.routed).toHaveLength(ROUTED_KEPT);
+    expect(carried.whichOnes).toHaveLength(WHICH_ONES_KEPT);
     expect(carried.expiredQuestions).toHaveLength(EXPIRED_KEPT);
     expect(carried.replyWaiters).toHaveLength(T.maxWaiters);
     expect(carried.markRead).toHaveLength(T.maxPendingMarkRead);
