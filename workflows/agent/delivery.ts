@@ -42,6 +42,10 @@ export async function deliverTo(
 /** The agent's own answer to `message`, through the outbox; returns its request id. */
 export function answer(rt: AgentRuntime, message: InboundMessage, kind: string, text: string): string {
   const requestId = `${rt.workflowId}/${kind}/${message.id}`;
-  rt.outbox.enqueue({ requestId, message: uncheckedTextMessage(text, { replyTo: message }) }, 'signal', rt.inboundSeq);
+  rt.outbox.enqueue(
+    { requestId, message: uncheckedTextMessage(text, { replyTo: message }) },
+    'signal',
+    rt.inboundSeq,
+  );
   return requestId;
 }

@@ -22,7 +22,7 @@ import { countHandlerStart } from '../metrics';
 import { EXPIRED_QUESTION_TEXT } from '../text';
 import type { InboundMessage, Status } from '../types';
 import { answer, deliverTo } from './delivery';
-import { failureInfo, requestVerdict } from './failure';
+import { requestVerdict } from './failure';
 import { readToEnd } from './poll-cursor';
 import { pageKind, waitAfterPage } from './poll-budget';
 import { assumeQuietPolls, quietPollingFor, recordQuietPolls, type QuietPollContext } from './quiet-poll';
