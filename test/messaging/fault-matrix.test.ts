@@ -52,6 +52,7 @@ const VARIANTS: { name: string; fault: Fault }[] = [
   { name: `slow ${SLOW_MS} ms (past the read timeout)`, fault: { kind: 'slow', delayMs: SLOW_MS } },
   { name: 'malformed_json', fault: { kind: 'malformed_json' } },
   { name: 'poll_replaced', fault: { kind: 'poll_replaced' } },
+  { name: 'bad_token', fault: { kind: 'bad_token' } },
 ];
 
 type Group = 'messages' | 'updates' | 'other';
@@ -118,6 +119,10 @@ const EXPECTED: Record<string, Record<Group, Cell>> = {
     updates: ['PollReplacedError (409)', "returns { status: 'replaced' }", POLL_AGAIN],
     other: ['ApiError (409)', `ApiError (${A})`, RETRY],
   },
+  bad_token: same(
+    ['AuthError (401)', 'SendUnauthorized (status 401, tokenRefused true)', STOP],
+    ['AuthError (401)', 'Unauthorized (status 401)', STOP],
+  ),
 };
 
 function describeClientError(err: unknown): string {
