@@ -118,7 +118,7 @@ export function projectManifest(name: string, spec: string, own: Manifest): stri
       engines: own.engines,
       scripts: {
         postinstall: 'amsflow setup',
-        start: 'amsflow start bot.ts',
+        start: 'exec amsflow start bot.ts',
         test: 'jest',
         typecheck: 'tsc -p .',
       },

@@ -64,7 +64,7 @@ describe('the project', () => {
     expect(pkg.devDependencies.eslint).toBeUndefined();
     expect(pkg.scripts).toMatchObject({
       postinstall: 'amsflow setup',
-      start: 'amsflow start bot.ts',
+      start: 'exec amsflow start bot.ts',
       test: 'jest',
     });
     expect(pkg.jest).toEqual({ preset: 'amsflow' });

@@ -72,7 +72,7 @@ describe('amsflow init: a bot project of its own, from the packed package', () =
     expect(pkg.dependencies).toEqual({ amsflow: `file:vendor/${tarball}` });
     expect(existsSync(join(project, 'vendor', tarball))).toBe(true);
     expect(pkg.scripts).toMatchObject({
-      start: 'amsflow start bot.ts',
+      start: 'exec amsflow start bot.ts',
       test: 'jest',
       postinstall: 'amsflow setup',
     });
