@@ -9,6 +9,7 @@
  * closes: the server never outlives the process that started it, even one killed with SIGKILL.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -84,8 +85,24 @@ const DEFAULT_DYNAMIC_CONFIG: Record<string, string | number | boolean> = {
   'frontend.enableExecuteMultiOperation': true,
 };
 
-/** A TCP port that was free a moment ago on 127.0.0.1. */
+/**
+ * Ports handed out below the kernels' ephemeral ranges (Linux 32768–60999, macOS 49152–65535):
+ * a port chosen there cannot be taken, between this call and its listen, as the source port of
+ * an outgoing connection (which a chosen port from listen(0) can: a start then failed with
+ * "port in use" under load).
+ */
+const CHOSEN_PORTS = { from: 20_000, to: 32_767 };
+
+/** A TCP port that was free a moment ago on 127.0.0.1 (any free one if none of the range is). */
 export async function freePort(): Promise<number> {
+  for (let tries = 0; tries < 50; tries++) {
+    const port = CHOSEN_PORTS.from + randomInt(CHOSEN_PORTS.to - CHOSEN_PORTS.from + 1);
+    if (!(await portTaken(port))) return port;
+  }
+  return anyFreePort();
+}
+
+function anyFreePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const srv = createServer();
     srv.unref();

@@ -185,3 +185,19 @@ describe('embedded dev server', () => {
     expect(await listening(port)).toBe(false);
   }, 90_000);
 });
+
+describe('freePort', () => {
+  it('chooses ports below the ephemeral ranges, each one listenable', async () => {
+    for (let i = 0; i < 20; i++) {
+      const port = await freePort();
+      expect(port).toBeGreaterThanOrEqual(20_000);
+      expect(port).toBeLessThanOrEqual(32_767);
+      const server = createServer();
+      await new Promise<void>((done, fail) => {
+        server.once('error', fail);
+        server.listen(port, '127.0.0.1', done);
+      });
+      await new Promise((done) => server.close(done));
+    }
+  });
+});
