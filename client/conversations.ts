@@ -9,6 +9,9 @@
  * Handlers are found by id prefix in Temporal visibility
  * (`WorkflowId STARTS_WITH 'agent:<key>:msg:' AND ExecutionStatus = 'Running'`); other
  * conversations only by asking every running workflow (`all`, on the agent's task queue).
+ *
+ * Over 300 lines for now: its visibility listing is the same as client/approvals.ts's; issue 20
+ * puts the one listing in a module of its own.
  */
 import {
   QueryNotRegisteredError,

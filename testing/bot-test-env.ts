@@ -9,6 +9,9 @@
  * rate windows agree with the agent's pacing in workflow time; and the agent polls without
  * waiting (`pollTimeoutSeconds: 0`) and then only when the human acts or an hour of workflow
  * time has passed (`idlePollMs`), so that an idle bot runs no activity and time can be skipped.
+ *
+ * Over 300 lines for now: the harness still wires its own worker; issue 20's one engine-worker
+ * factory (shared with `runAmsflow`) takes that part out of this file.
  */
 import { randomUUID } from 'node:crypto';
 import { Client } from '@temporalio/client';
