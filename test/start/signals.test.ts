@@ -95,7 +95,9 @@ describe('a signal to one pid stops everything that run started, within 10 s', (
         );
       }
       const stoppedMs = Date.now() - signalled;
-      expect({ code, stoppedMs: stoppedMs <= STOP_MS }).toEqual({ code: 0, stoppedMs: true });
+      // On a failure, what the run printed last says why (a drain error, a forced stop).
+      const tail = code === 0 ? '' : textOf(run).split('\n').slice(-25).join('\n');
+      expect({ code, stoppedMs: stoppedMs <= STOP_MS, tail }).toEqual({ code: 0, stoppedMs: true, tail: '' });
       // Nothing of the run is left: npm, its shell, the worker (the dev server's group is checked by its ports).
       expect(groupAlive(run.child.pid!)).toBe(false);
       // The same clean drain as Ctrl-C.
