@@ -3,7 +3,7 @@
  * edge: a misconfigured client fails in its constructor, not on its first request.
  */
 import { Agent, type Dispatcher } from 'undici';
-import type { BackoffSettings } from './backoff';
+import type { BackoffSettings } from '../core/backoff';
 import { ValidationError } from './errors';
 import { type Limits, resolveLimits } from './limits';
 import type { MediaKind } from './schemas';

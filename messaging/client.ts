@@ -6,7 +6,7 @@
  * This file only composes the parts (options, request executor, recipient, sends, updates,
  * statuses, media) and holds the public surface, so each rule lives in one file of its own.
  */
-import type { BackoffSettings } from './backoff';
+import type { BackoffSettings } from '../core/backoff';
 import { type CallOptions, type MessagingClientOptions, resolveClientOptions } from './client-options';
 import { ValidationError } from './errors';
 import type { Limits } from './limits';

@@ -22,7 +22,7 @@ import {
   TransportError,
   UnexpectedResponseError,
 } from './errors';
-import { parseRetryAfterMs } from './backoff';
+import { parseRetryAfterMs } from './retry-after';
 import type { HttpResponse } from './transport';
 import { AUTH_ERROR_CODE, ErrorBodySchema, NOT_ACCEPTED_ERROR_CODE } from './schemas';
 

@@ -8,7 +8,7 @@
  * and the page's `next_offset` is saved only after its last item was handled. A consumer that
  * stops mid-page (break, throw, crash) sees the unhandled rest of that page again next time.
  */
-import { exponentialBackoffMs, type BackoffSettings } from './backoff';
+import { exponentialBackoffMs, type BackoffSettings } from '../core/backoff';
 import { sleep } from './clock';
 import {
   ApiError,

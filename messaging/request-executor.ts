@@ -7,7 +7,7 @@ import { setMaxListeners } from 'node:events';
 import type { FormData } from 'undici';
 import type { z } from 'zod';
 import { linkSignals } from './abort-signals';
-import { exponentialBackoffMs, rateLimitBackoffMs } from './backoff';
+import { exponentialBackoffMs, rateLimitBackoffMs } from '../core/backoff';
 import { DEFAULT_BASE_URL, type ResolvedClientOptions } from './client-options';
 import { sleep } from './clock';
 import {

@@ -1,4 +1,5 @@
-import { exponentialBackoffMs, parseRetryAfterMs, rateLimitBackoffMs } from '../../messaging/backoff';
+import { exponentialBackoffMs, rateLimitBackoffMs } from '../../core/backoff';
+import { parseRetryAfterMs } from '../../messaging/retry-after';
 
 const settings = { baseMs: 500, maxMs: 30_000, rateLimitBaseMs: 5000 };
 

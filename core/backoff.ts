@@ -1,5 +1,7 @@
 /**
- * Waits between retries (spec 7, "Retry behaviour of a client").
+ * The one backoff policy of amsflow (spec 7, "Retry behaviour of a client"): the HTTP client's
+ * retries, the outbox's send retries, the poll loop's and media's waits. Pure and dependency-free:
+ * workflow code uses it too (with the workflow's deterministic `Math.random`).
  */
 
 export interface BackoffSettings {
@@ -31,25 +33,4 @@ export function exponentialBackoffMs(retry: number, settings: BackoffSettings): 
  */
 export function rateLimitBackoffMs(n: number, settings: BackoffSettings): number {
   return Math.min(Math.max(settings.maxMs, settings.rateLimitBaseMs), settings.rateLimitBaseMs * 2 ** n);
-}
-
-/**
- * Retry-After as ms: delta-seconds (decimals accepted) or an HTTP date. Undefined when absent or
- * unreadable (also when too large to be finite). Honoured exactly, without a cap.
- */
-export function parseRetryAfterMs(
-  value: string | string[] | undefined,
-  nowEpochMs: number = Date.now(),
-): number | undefined {
-  const raw = Array.isArray(value) ? value[0] : value;
-  if (raw === undefined) return undefined;
-  const text = raw.trim();
-  if (/^\d+(\.\d+)?$/.test(text)) {
-    const ms = Math.round(Number(text) * 1000);
-    // Too many digits to be a number of seconds (it parses as Infinity): unreadable.
-    return Number.isFinite(ms) ? ms : undefined;
-  }
-  const date = Date.parse(text);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - nowEpochMs);
 }
