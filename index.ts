@@ -33,9 +33,9 @@ export {
   ApprovalError,
 } from './client/approvals';
 export type { ApprovalHandle, ApprovalListing, RequestApprovalOptions } from './client/approvals';
-export type { ApprovalDecision, ApprovalInput, ApprovalView } from './workflows/approval-types';
+export type { ApprovalDecision, ApprovalInput, ApprovalView } from './protocol/approvals';
 export { approvalWorkflowId } from './protocol/ids';
-export { parseDuration, formatDuration, DurationFormatError } from './client/durations';
+export { parseDuration, formatDuration, DurationFormatError } from './core/durations';
 
 // Conversations seen from outside
 export {
@@ -44,7 +44,7 @@ export {
   cancelConversation,
   ConversationError,
 } from './client/conversations';
-export { textMessage, mediaMessage } from './workflows/builders';
+export { textMessage, mediaMessage } from './workflows/author/builders';
 
 // Running workers
 export { runAmsflow, queueCeiling, type RunningAmsflow } from './worker/run';

@@ -8,7 +8,7 @@
  *
  * The pure part, {@link QuietPolling}, decides; the activity does the HTTP and the waiting.
  */
-import { SlidingWindow } from '../workflows/agent/sliding-window';
+import { SlidingWindow } from '../core/sliding-window';
 
 /** What the agent workflow hands the poll activity so that it may poll quietly. */
 export interface QuietPollingInput {

@@ -1,5 +1,5 @@
 /**
- * The schedule activities: what reminders (`workflows/reminders.ts`) need a Temporal client for.
+ * The schedule activities: what reminders (`workflows/reminders/reminders.ts`) need a Temporal client for.
  * Workflow code can signal another workflow but neither signal-with-start nor query it, so the
  * two steps that touch an agent's reminders workflow are activities: a read (its query) and a
  * write (signal-with-start). Register them on the workflow task queue, next to the bot's own:
@@ -10,7 +10,7 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { DEFAULT_TIME_ZONE, canonicalTimeZone, isTimeZone } from '../workflows/reminder-time';
+import { DEFAULT_TIME_ZONE, canonicalTimeZone, isTimeZone } from '../core/zoned-time';
 import {
   REMINDER_FAILURE_TYPES,
   REMINDERS_WORKFLOW_TYPE,
@@ -21,9 +21,9 @@ import {
   type RemindersInput,
   type RemindersRead,
   type ScheduleActivities,
-} from '../workflows/reminder-types';
+} from '../protocol/reminders';
 
-export type { ScheduleActivities } from '../workflows/reminder-types';
+export type { ScheduleActivities } from '../protocol/reminders';
 
 /** How long a write waits for the reminders workflow to answer that it runs. */
 const CONFIRM_MS = 20_000;

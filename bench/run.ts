@@ -13,7 +13,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MessagingClient } from '../messaging/client';
 import { startSimulator } from '../simulator';
-import { SlidingWindow } from '../workflows/agent/sliding-window';
+import { SlidingWindow } from '../core/sliding-window';
 import { measureAddedLatency, startBenchTemporal, type LatencyResult } from './latency';
 import { measureFleet, type FleetResult } from './fleet';
 import { measureLiveChat, type LiveChatResult } from './live-chat';

@@ -110,7 +110,7 @@ export async function prebuildReferenceBundle(): Promise<{ file: string; close()
   const { bundleWorkflowCode } = await import('@temporalio/worker');
   const { workflowBundlerOptions } = await import('../worker/bundling');
   const { code } = await bundleWorkflowCode({
-    workflowsPath: require.resolve('../workflows/reference-bot'),
+    workflowsPath: require.resolve('../examples/reference/bot'),
     ...workflowBundlerOptions(),
     logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
   });

@@ -6,7 +6,7 @@
  * Anything else goes to the reference bot (`echo <text>`, ...).
  */
 import { handleMessages, sendText, textOf, typing } from '../workflows';
-import { referenceBot } from '../workflows/reference-bot';
+import { referenceBot } from '../examples/reference/bot';
 
 export { agentWorkflow } from '../workflows';
 

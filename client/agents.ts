@@ -7,7 +7,7 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { resolveLimits, type Limits } from '../messaging/limits';
 import { agentKeyProblem, agentWorkflowId } from '../protocol/ids';
 import { sendUpdate, stateQuery } from '../protocol/messages';
-import { agentWorkflow } from '../workflows/agent/workflow';
+import { agentWorkflow } from '../workflows/engine/workflow';
 import type { AgentStateView, AgentTuning, OutboundMessage, SendOutcome } from '../workflows/types';
 
 export interface EnsureAgentOptions {

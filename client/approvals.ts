@@ -23,8 +23,8 @@ import { characterCount, MAX_TEXT_CHARS } from '../messaging/validation';
 import { agentKeyProblem, APPROVAL_WORKFLOW_TYPE, approvalWorkflowId } from '../protocol/ids';
 import { approvalQuery, cancelSignal } from '../protocol/messages';
 import { DEFAULT_TASK_QUEUE } from '../protocol/queues';
-import type { ApprovalDecision, ApprovalInput, ApprovalView } from '../workflows/approval-types';
-import { DurationFormatError, formatDuration, parseDuration } from './durations';
+import type { ApprovalDecision, ApprovalInput, ApprovalView } from '../protocol/approvals';
+import { DurationFormatError, formatDuration, parseDuration } from '../core/durations';
 import { mapLimited } from './map-limited';
 
 /**

@@ -2,7 +2,7 @@
  * The argument schemas of the signals and updates in `messages.ts`, one beside each name. Anyone
  * with access to the namespace can send any payload to any of them (the CLI, the UI, an SDK), so
  * every handler parses its argument first and drops what does not fit (see
- * `workflows/checked-handlers.ts`). Objects pass unknown members through: a newer sender may
+ * `workflows/author/checked-handlers.ts`). Objects pass unknown members through: a newer sender may
  * add a field, and nothing a handler passes on may lose one. Queries take no argument.
  */
 import { z } from 'zod';

@@ -14,7 +14,7 @@ import type {
   SendRequest,
   WaitRequest,
 } from '../workflows/types';
-import type { ApprovalView } from '../workflows/approval-types';
+import type { ApprovalView } from './approvals';
 
 // The agent workflow: what other workflows and clients send it.
 /** Out-of-band send through the outbox; resolves to the outcome. Idempotent by `requestId`. */

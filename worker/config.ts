@@ -9,7 +9,7 @@ import type { Limits } from '../messaging/limits';
 import { AGENT_KEY_PATTERN } from '../protocol/ids';
 import { DEFAULT_TASK_QUEUE } from '../protocol/queues';
 import type { AgentTuning } from '../workflows/types';
-import { canonicalTimeZone, isTimeZone } from '../workflows/reminder-time';
+import { canonicalTimeZone, isTimeZone } from '../core/zoned-time';
 import { EncryptionKeysSchema, type EncryptionKey } from './codec/keys';
 import { readBotConfig } from './bot-config';
 import { BaseUrlSchema, parseAgentEntries, tokenProblem } from './config-checks';
@@ -275,7 +275,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
     embeddedSimulator = true;
     agents = [{ agentKey: e.AMSFLOW_AGENT, token: '' }];
   }
-  let workflowsPath = join(projectRoot, 'workflows', 'reference-bot');
+  let workflowsPath = join(projectRoot, 'examples', 'reference', 'bot');
   try {
     // The bundler needs the file itself (.ts under ts-node, .js once built).
     workflowsPath = require.resolve(e.AMSFLOW_WORKFLOWS ? resolve(e.AMSFLOW_WORKFLOWS) : workflowsPath);

@@ -3,8 +3,8 @@
  * Deterministic code only; the worker bundles it with your handlers. The engine's own signals,
  * queries and ids are in `amsflow/internal` (`workflows/internal.ts`).
  */
-export { agentWorkflow } from './agent/workflow';
-export { approvalWorkflow } from './approval';
+export { agentWorkflow } from './engine/workflow';
+export { approvalWorkflow } from './approvals/approval';
 export {
   DEFAULT_LATE_AFTER,
   DEFAULT_MAX_LATENESS,
@@ -18,16 +18,30 @@ export {
   remindIn,
   remindersWorkflow,
   scheduleRecurring,
-} from './reminders';
-export type { RecurringSpec, Reminder, ReminderOptions, RemindersInput, RemindersView } from './reminders';
-export type { Weekday } from './reminder-time';
-export { REMINDER_COMMANDS, handleReminderCommand, parseReminderCommand } from './reminder-commands';
-export type { ReminderCommand } from './reminder-commands';
-export { TIME_ZONE_INVALID, setTimeZone, timeZone } from './time-zone';
-export type { TimeZoneChange } from './time-zone';
-export { TIME_ZONE_COMMANDS, handleTimeZoneCommand, parseTimeZoneCommand } from './time-zone-commands';
-export type { TimeZoneCommand } from './time-zone-commands';
-export type { ApprovalDecision, ApprovalInput, ApprovalView } from './approval';
+} from './reminders/reminders';
+export type {
+  RecurringSpec,
+  Reminder,
+  ReminderOptions,
+  RemindersInput,
+  RemindersView,
+} from './reminders/reminders';
+export type { Weekday } from '../core/zoned-time';
+export {
+  REMINDER_COMMANDS,
+  handleReminderCommand,
+  parseReminderCommand,
+} from './reminders/reminder-commands';
+export type { ReminderCommand } from './reminders/reminder-commands';
+export { TIME_ZONE_INVALID, setTimeZone, timeZone } from './reminders/time-zone';
+export type { TimeZoneChange } from './reminders/time-zone';
+export {
+  TIME_ZONE_COMMANDS,
+  handleTimeZoneCommand,
+  parseTimeZoneCommand,
+} from './reminders/time-zone-commands';
+export type { TimeZoneCommand } from './reminders/time-zone-commands';
+export type { ApprovalDecision, ApprovalInput, ApprovalView } from './approvals/approval';
 export {
   DEFAULT_CANCEL_WORDS,
   EXPIRED_QUESTION_TEXT,
@@ -48,7 +62,7 @@ export {
   useAgent,
   waitForMessage,
   waitForReceipt,
-} from './conversation';
+} from './author/conversation';
 export type {
   AskOptions,
   ConversationOptions,
@@ -68,11 +82,11 @@ export type {
   TextOptions,
   WaitOptions,
   WaitOutcome,
-} from './conversation';
+} from './author/conversation';
 export { CONVERSATION_CANCELLED, WAIT_TIMEOUT } from '../protocol/failures';
-export { INVALID_OPTION, isInvalidOption } from './option-checks';
-export type { InvalidOptionDetails } from './option-checks';
-export { mediaMessage, textMessage } from './builders';
+export { INVALID_OPTION, isInvalidOption } from './author/option-checks';
+export type { InvalidOptionDetails } from './author/option-checks';
+export { mediaMessage, textMessage } from './author/builders';
 export {
   MAX_CAPTION_CHARS,
   MAX_INLINE_MEDIA_BYTES,
@@ -88,7 +102,7 @@ export {
   sendSticker,
   sendVideo,
   setMediaTaskQueuePrefix,
-} from './media';
+} from './media/media';
 export type {
   AnyMediaOptions,
   CaptionedMediaOptions,
@@ -104,8 +118,8 @@ export type {
   MediaSendOptions,
   MediaSource,
   SentMedia,
-} from './media';
-export type { TextMessageOptions } from './builders';
+} from './media/media';
+export type { TextMessageOptions } from './author/builders';
 export { SEND_FAILURE_TYPES } from '../protocol/failures';
 export type {
   HandlerInput,

@@ -15,4 +15,4 @@ export type {
   SendRequest,
   WaitRequest,
 } from './types';
-export { DEFAULT_TUNING } from './agent/tuning';
+export { DEFAULT_TUNING } from './engine/tuning';

@@ -6,10 +6,10 @@
 import type { Contact, InboundMessage, OutgoingMessage, Status } from '../messaging/schemas';
 import type { Limits } from '../messaging/limits';
 import type { SendFailureType } from '../protocol/failures';
-import type { CursorState } from './agent/poll-cursor';
-import type { LedgerState } from './agent/receipt-ledger';
-import type { RouterState } from './agent/router';
-import type { StatusQueueState } from './agent/status-queue';
+import type { CursorState } from './engine/poll-cursor';
+import type { LedgerState } from './engine/receipt-ledger';
+import type { RouterState } from './engine/router';
+import type { StatusQueueState } from './engine/status-queue';
 
 export type { Contact, InboundMessage, Limits, Status };
 
@@ -228,7 +228,7 @@ export interface AgentWorkflowInput {
 
 /**
  * Everything the agent workflow carries across continue-as-new: the sum of its parts' slices,
- * each bounded (see `workflows/agent/carried-state.ts`). Older runs carried waiters as plain
+ * each bounded (see `workflows/engine/carried-state.ts`). Older runs carried waiters as plain
  * workflow ids and mark-reads as plain message ids; both forms are still read.
  */
 export interface CarriedState extends CursorState, RouterState, LedgerState, StatusQueueState {
@@ -238,7 +238,7 @@ export interface CarriedState extends CursorState, RouterState, LedgerState, Sta
   slots: [number, number][];
   windows: Record<'messages' | 'updates' | 'statuses' | 'typing', number[]>;
   lastError?: AgentError;
-  /** Set while a final refusal has stopped the agent (see `workflows/agent/refusal.ts`). */
+  /** Set while a final refusal has stopped the agent (see `workflows/engine/refusal.ts`). */
   refusal?: AgentRefusal;
   counters: AgentCounters;
   generation: number;

@@ -1,7 +1,7 @@
 /** `amsflow ensure`, `send` and `state`: the agent's workflow from outside. */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { agentWorkflowId } from '../../protocol/ids';
-import { textMessage } from '../../workflows/builders';
+import { textMessage } from '../../workflows/author/builders';
 import {
   agentNotRunningMessage,
   agentRunning,

@@ -1,6 +1,6 @@
 /** `amsflow approval request|list|cancel`: approvals asked from outside. */
 import type { Client } from '@temporalio/client';
-import type { ApprovalDecision } from '../../workflows/approval-types';
+import type { ApprovalDecision } from '../../protocol/approvals';
 import { agentRunning } from '../agents';
 import {
   ApprovalError,

@@ -6,7 +6,7 @@
  */
 import { Socket } from 'node:net';
 import { Connection } from '@temporalio/client';
-import { DurationFormatError, formatDuration, parseDuration } from '../durations';
+import { DurationFormatError, formatDuration, parseDuration } from '../../core/durations';
 import { UsageError } from './spec';
 
 export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';

@@ -7,7 +7,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { createActivities, type PollOutput } from '../../activities';
 import { OpenPolls, StalePollError } from '../../activities/open-polls';
-import { failureInfo } from '../../workflows/agent/failure';
+import { failureInfo } from '../../workflows/engine/failure';
 import { MessagingClient } from '../../messaging';
 import { startSimulator, type RunningSimulator } from '../../simulator';
 

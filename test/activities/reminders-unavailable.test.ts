@@ -7,7 +7,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import { createScheduleActivities } from '../../activities/schedules';
-import type { Reminder } from '../../workflows/reminder-types';
+import type { Reminder } from '../../protocol/reminders';
 import { bundle, connectDevServer, uniqueTaskQueue } from '../support/temporal';
 
 jest.setTimeout(180_000);
@@ -61,7 +61,7 @@ describe('the reminders write activity', () => {
   });
 
   it('resolves once the reminders workflow has taken the reminder', async () => {
-    await withWorker(require.resolve('../../workflows/reminders-workflow'), async (taskQueue) => {
+    await withWorker(require.resolve('../../workflows/reminders/reminders-workflow'), async (taskQueue) => {
       const activities = createScheduleActivities(server.client, { taskQueue });
       const agentKey = `wf${Date.now()}`;
       const added = reminder();

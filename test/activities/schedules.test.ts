@@ -5,7 +5,7 @@
  */
 import { Worker } from '@temporalio/worker';
 import { createScheduleActivities } from '../../activities/schedules';
-import { remindersWorkflowId } from '../../workflows/reminder-types';
+import { remindersWorkflowId } from '../../protocol/reminders';
 import { bundle, connectDevServer, uniqueTaskQueue, waitFor } from '../support/temporal';
 
 jest.setTimeout(120_000);
@@ -24,7 +24,7 @@ describe('schedule activities: the human time zone', () => {
     const worker = await Worker.create({
       connection: dev.nativeConnection,
       taskQueue,
-      workflowBundle: await bundle(require.resolve('../../workflows/reminders-workflow')),
+      workflowBundle: await bundle(require.resolve('../../workflows/reminders/reminders-workflow')),
     });
     const running = worker.run();
     try {

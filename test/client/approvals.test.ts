@@ -197,7 +197,7 @@ describe('approvals against a worker', () => {
     // The worker bundles the reference bot itself (AMSFLOW_WORKFLOWS): no suite bundle needed.
     engine = await new Engine('', {
       windowMs: 1000,
-      workflows: require.resolve('../../workflows/reference-bot'),
+      workflows: require.resolve('../../examples/reference/bot'),
     }).start();
     await engine.startWorker();
     env = {

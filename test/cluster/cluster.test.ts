@@ -143,7 +143,7 @@ beforeAll(async () => {
     limits: { windowMs: WINDOW_MS },
     agents: [{ id: agentKey, token, creator: 'user:4242', creatorName: 'Tester' }],
   });
-  const { code } = await bundle(require.resolve('../../workflows/reference-bot'));
+  const { code } = await bundle(require.resolve('../../examples/reference/bot'));
   bundleDir = mkdtempSync(join(tmpdir(), 'amsflow-cluster-bundle-'));
   writeFileSync(join(bundleDir, 'workflows.js'), code);
 }, 180_000);

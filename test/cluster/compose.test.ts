@@ -264,7 +264,7 @@ describe('Dockerfile', () => {
 
   it("the worker and its default workflows need only production dependencies (the image's)", () => {
     const pkg = JSON.parse(read('package.json')) as { dependencies: Record<string, string> };
-    const needed = [...packagesImported(['worker/main.ts', 'workflows/reference-bot.ts'])];
+    const needed = [...packagesImported(['worker/main.ts', 'examples/reference/bot.ts'])];
     expect(needed).toContain('@temporalio/worker');
     expect(needed.filter((name) => !(name in pkg.dependencies))).toEqual([]);
   });

@@ -4,8 +4,8 @@
  * reminder, due while the worker is down, fires once.
  */
 import { approvalWorkflowId } from '../../protocol/ids';
-import type { ApprovalDecision } from '../../workflows/approval-types';
-import { remindersWorkflowId } from '../../workflows/reminder-types';
+import type { ApprovalDecision } from '../../protocol/approvals';
+import { remindersWorkflowId } from '../../protocol/reminders';
 import { recordHistory } from '../support/histories';
 import { waitFor } from '../support/temporal';
 import { engineSuite } from './support';
@@ -16,7 +16,7 @@ describe('approval and reminder across a worker kill', () => {
   it('the approval resolves once and the reminder fires once', async () => {
     const engine = await suite.start({
       windowMs: 1000,
-      workflows: require.resolve('../../workflows/reference-bot'),
+      workflows: require.resolve('../../examples/reference/bot'),
     });
     let worker = await engine.startWorker();
     await engine.human('remind me in 8 seconds to stretch');

@@ -1,4 +1,4 @@
-import { HELP_TEXT } from '../../workflows/reference-bot';
+import { HELP_TEXT } from '../../examples/reference/bot';
 import { waitFor } from '../support/temporal';
 import { engineSuite } from './support';
 

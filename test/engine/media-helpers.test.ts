@@ -1,5 +1,5 @@
 /**
- * Media helpers (workflows/media.ts): their pure checks, and the whole path on the real stack
+ * Media helpers (workflows/media/media.ts): their pure checks, and the whole path on the real stack
  * (simulator, dev server, worker process): the human's media downloaded through activities and
  * sent back from bytes, byte for byte; refusals (too large, wrong kind, not media) before
  * anything is uploaded or sent; large inbound media forwarded by id without a download.
@@ -19,7 +19,7 @@ import {
   bytesToBase64,
   checkMediaSend,
   mediaOf,
-} from '../../workflows/media';
+} from '../../workflows/media/media';
 import { bundle, waitFor } from '../support/temporal';
 import { Engine } from './support';
 

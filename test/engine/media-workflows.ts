@@ -20,7 +20,7 @@ import {
   sendImage,
   sendMedia,
   type DownloadedMedia,
-} from '../../workflows/media';
+} from '../../workflows/media/media';
 
 export { agentWorkflow } from '../../workflows';
 

@@ -12,7 +12,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { requestApproval } from '../../client/approvals';
 import { approvalWorkflowId } from '../../protocol/ids';
 import type { Endpoint, Fault } from '../../simulator/wire';
-import { remindersWorkflowId } from '../../workflows/reminder-types';
+import { remindersWorkflowId } from '../../protocol/reminders';
 import { waitFor } from '../support/temporal';
 import { agentQueries, listRuns, runTexts, search, textOf } from './secret-search';
 import { engineSuite } from './support';
@@ -68,7 +68,7 @@ describe('secrets', () => {
     const started = Date.now();
     const engine = await suite.start({
       windowMs: 1000,
-      workflows: require.resolve('../../workflows/reference-bot'),
+      workflows: require.resolve('../../examples/reference/bot'),
       env: { AMSFLOW_LOG_FORMAT: 'json', AMSFLOW_LOG_LEVEL: 'debug', AMSFLOW_LOG_BODIES: '0' },
     });
     // Every body the human writes or the bot says carries this tag.

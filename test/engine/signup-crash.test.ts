@@ -12,7 +12,7 @@ describe('signup across a worker kill', () => {
   it('resumes at the right step and finishes once', async () => {
     const engine = await suite.start({
       windowMs: 1000,
-      workflows: require.resolve('../../workflows/reference-bot'),
+      workflows: require.resolve('../../examples/reference/bot'),
     });
     let worker = await engine.startWorker();
     const sentTexts = () => engine.sentTexts();

@@ -28,8 +28,8 @@ import {
   isWaitTimeout,
   type OutboundMessage,
 } from '../../workflows';
-import { referenceBot } from '../../workflows/reference-bot';
-import { request } from '../../workflows/sending';
+import { referenceBot } from '../../examples/reference/bot';
+import { request } from '../../workflows/author/sending';
 
 export { agentWorkflow } from '../../workflows';
 

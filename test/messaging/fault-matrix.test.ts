@@ -22,7 +22,7 @@ import {
 } from '../../messaging';
 import { startSimulator, type RunningSimulator } from '../../simulator';
 import { ENDPOINTS, FaultSchema, type Endpoint, type Fault } from '../../simulator/wire';
-import { failureInfo, requestVerdict, sendVerdict } from '../../workflows/agent/failure';
+import { failureInfo, requestVerdict, sendVerdict } from '../../workflows/engine/failure';
 
 const AGENT = 'demo';
 const CREATOR = 'user:1001';

@@ -20,7 +20,7 @@ import {
 } from '../../messaging';
 import { mediaFileSize } from '../../messaging/schemas';
 import { checkUpdatesParams } from '../../messaging/validation';
-import { failureInfo, requestVerdict } from '../../workflows/agent/failure';
+import { failureInfo, requestVerdict } from '../../workflows/engine/failure';
 import {
   answerJson,
   BYTES,

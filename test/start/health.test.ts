@@ -28,7 +28,7 @@ describe('health endpoints', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'amsflow-health-'));
     bundlePath = join(dir, 'workflows.js');
-    writeFileSync(bundlePath, (await bundle(require.resolve('../../workflows/reference-bot'))).code);
+    writeFileSync(bundlePath, (await bundle(require.resolve('../../examples/reference/bot'))).code);
     sim = await startSimulator({
       port: 0,
       agents: [{ id: AGENT, token: TOKEN, creator: 'user:7', creatorName: 'H' }],

@@ -12,7 +12,7 @@ import { SimulatorControl } from '../../simulator';
 import { ConfigError, loadConfig } from '../../worker/config';
 import { freePort } from '../../worker/dev-server';
 import { runAmsflow, type RunningAmsflow } from '../../worker/run';
-import { remindersQuery, remindersWorkflowId } from '../../workflows/reminder-types';
+import { remindersQuery, remindersWorkflowId } from '../../protocol/reminders';
 
 jest.setTimeout(180_000);
 

@@ -5,7 +5,7 @@
  */
 import { approvalWorkflowId } from '../../protocol/ids';
 import { createBotTestEnv, type BotTestEnv } from '../../testing';
-import type { ApprovalDecision, ApprovalInput } from '../../workflows/approval-types';
+import type { ApprovalDecision, ApprovalInput } from '../../protocol/approvals';
 
 jest.setTimeout(180_000);
 
@@ -13,7 +13,7 @@ describe('approvals (bot test harness, time skipping)', () => {
   let bot: BotTestEnv;
   let n = 0;
   beforeAll(async () => {
-    bot = await createBotTestEnv({ workflows: require.resolve('../../workflows/reference-bot') });
+    bot = await createBotTestEnv({ workflows: require.resolve('../../examples/reference/bot') });
   });
   afterAll(async () => {
     await bot?.teardown();

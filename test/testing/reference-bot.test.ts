@@ -13,7 +13,7 @@ jest.setTimeout(120_000);
 describe('reference bot (bot test harness, time skipping)', () => {
   let bot: BotTestEnv;
   beforeEach(async () => {
-    bot = await createBotTestEnv({ workflows: require.resolve('../../workflows/reference-bot') });
+    bot = await createBotTestEnv({ workflows: require.resolve('../../examples/reference/bot') });
   });
   afterEach(async () => {
     await bot?.teardown();
@@ -75,7 +75,7 @@ describe('reference bot: replies leave in the order their messages arrived', () 
     // One send per window, and an approval's question waiting for it in the outbox: the answers
     // to both cancels then wait in the queue together, and the outbox's order decides.
     bot = await createBotTestEnv({
-      workflows: require.resolve('../../workflows/reference-bot'),
+      workflows: require.resolve('../../examples/reference/bot'),
       limits: { messages: 1 },
     });
     await bot.say('signup');

@@ -6,14 +6,14 @@
  * its limit, and a recurring one gives one late delivery, not a burst.
  */
 import { createBotTestEnv, type BotTestEnv } from '../../testing';
-import { offsetMinutes, zonedDateTime } from '../../workflows/reminder-time';
+import { offsetMinutes, zonedDateTime } from '../../core/zoned-time';
 import {
   remindersCommandSignal,
   remindersQuery,
   remindersWorkflowId,
   type Reminder,
   type RemindersView,
-} from '../../workflows/reminder-types';
+} from '../../protocol/reminders';
 
 jest.setTimeout(180_000);
 

@@ -5,8 +5,8 @@
  * and "in 2 hours" keeps its instant. The zone is kept by the agent's reminders workflow.
  */
 import { createBotTestEnv, type BotTestEnv } from '../../testing';
-import { zonedDateTime } from '../../workflows/reminder-time';
-import { remindersQuery, remindersWorkflowId, type RemindersView } from '../../workflows/reminder-types';
+import { zonedDateTime } from '../../core/zoned-time';
+import { remindersQuery, remindersWorkflowId, type RemindersView } from '../../protocol/reminders';
 import { waitFor } from '../support/temporal';
 
 jest.setTimeout(180_000);
@@ -35,7 +35,7 @@ const byText = (view: RemindersView, text: string) => view.reminders.find((r) =>
 describe('time zone (reference bot, bot test harness, time skipping)', () => {
   it('"my time zone is Europe/Berlin" moves a pending daily 09:00 reminder to 09:00 in Berlin', async () => {
     bot = await createBotTestEnv({
-      workflows: require.resolve('../../workflows/reference-bot'),
+      workflows: require.resolve('../../examples/reference/bot'),
       tuning: { idlePollMs: 30 * DAY },
     });
     await bot.say('what time is it?');
@@ -91,7 +91,7 @@ describe('time zone (reference bot, bot test harness, time skipping)', () => {
   });
 
   it('an unknown zone is refused and changes nothing', async () => {
-    bot = await createBotTestEnv({ workflows: require.resolve('../../workflows/reference-bot') });
+    bot = await createBotTestEnv({ workflows: require.resolve('../../examples/reference/bot') });
     await bot.say('my time zone is Mars/Olympus_Mons');
     await bot.expectBot(
       '"Mars/Olympus_Mons" is not a time zone I know. Write it like Europe/Berlin or America/New_York.',

@@ -31,7 +31,7 @@ describe('worker configuration', () => {
     });
     // The reference bot's module file, as the workflow bundler needs it.
     expect(existsSync(config.workflowsPath)).toBe(true);
-    expect(config.workflowsPath).toMatch(/workflows\/reference-bot\.(ts|js)$/);
+    expect(config.workflowsPath).toMatch(/examples\/reference\/bot\.(ts|js)$/);
   });
 
   it('keeps npm start’s data in .amsflow of the current directory, or AMSFLOW_DATA_DIR, on fixed ports', () => {

@@ -1,15 +1,15 @@
 /**
- * A bot for the reminder tests: the reminder commands (workflows/reminder-commands.ts), and for
+ * A bot for the reminder tests: the reminder commands (workflows/reminders/reminder-commands.ts), and for
  * the downtime test two more: "quick <s> <text>" (due in <s> seconds, marked late from 2 s) and
  * "quick-expiring <s> <text>" (skipped when more than 5 s late). Anything else gets
  * "Not a reminder command.".
  */
 import { handleMessages, reply, textOf } from '../../../workflows/index';
-import { handleReminderCommand } from '../../../workflows/reminder-commands';
-import { describeReminder, remindIn } from '../../../workflows/reminders';
+import { handleReminderCommand } from '../../../workflows/reminders/reminder-commands';
+import { describeReminder, remindIn } from '../../../workflows/reminders/reminders';
 
 export { agentWorkflow } from '../../../workflows/index';
-export { remindersWorkflow } from '../../../workflows/reminders';
+export { remindersWorkflow } from '../../../workflows/reminders/reminders';
 
 const QUICK = /^quick(-expiring)? (\d+) (.+)$/;
 

@@ -1,0 +1,128 @@
+import { CARRIED_STATE_MAX_BYTES, composeCarried } from '../../../workflows/engine/carried-state';
+import { FirstReplyOrder } from '../../../workflows/engine/first-reply-order';
+import { Outbox } from '../../../workflows/engine/outbox';
+import { PollCursor } from '../../../workflows/engine/poll-cursor';
+import { ReceiptLedger } from '../../../workflows/engine/receipt-ledger';
+import { EXPIRED_KEPT, ROUTED_KEPT, Router } from '../../../workflows/engine/router';
+import { CHOICES_KEPT, WHICH_ONES_KEPT } from '../../../workflows/engine/which-one';
+import { jsonBytes } from '../../../workflows/engine/size';
+import { SlidingWindow } from '../../../core/sliding-window';
+import { StatusQueue } from '../../../workflows/engine/status-queue';
+import { DEFAULT_TUNING as T } from '../../../workflows/engine/tuning';
+
+// Worst-case entries: ids as long as the engine makes them, texts of 4096 four-byte characters.
+const wamid = (i: number) => `wamid.${'X'.repeat(40)}${i}`;
+const workflowId = (i: number) => `agent:${'k'.repeat(100)}:msg:${wamid(i)}`;
+const requestId = (i: number) => `${workflowId(i)}/${'r'.repeat(36)}/${'c'.repeat(36)}/send/${i}`;
+const hugeText = '😀'.repeat(4096);
+
+describe('carried state', () => {
+  it(`stays under ${CARRIED_STATE_MAX_BYTES} bytes with every part filled to its bound`, () => {
+    const cursor = new PollCursor(T.recentIdsKept);
+    for (let i = 0; i < T.recentIdsKept * 2; i++) cursor.dispatched(wamid(i));
+    const router = new Router(T.maxWaiters);
+    for (let i = 0; i < EXPIRED_KEPT * 2; i++) {
+      router.register({ workflowId: `x${workflowId(i)}`, waitId: i }, `x${wamid(i)}`, false);
+      router.end({ workflowId: `x${workflowId(i)}`, waitId: i }, hugeText);
+    }
+    // Word waiters (approvals), each with the most and longest words and the longest label.
+    const words = Array.from({ length: 40 }, (_, k) => `${k}${'w'.repeat(60)}`);
+    for (let i = 0; i < T.maxWaiters * 2; i++)
+      router.register({ workflowId: `a${workflowId(i)}`, waitId: i }, undefined, false, {
+        words,
+        label: hugeText,
+      });
+    for (let i = 0; i < T.maxWaiters * 2; i++)
+      router.register({ workflowId: workflowId(i), waitId: i }, wamid(i));
+    for (let i = 0; i < T.maxWaiters; i++) router.register({ workflowId: `n${workflowId(i)}`, waitId: i });
+    for (let i = 0; i < ROUTED_KEPT * 2; i++) {
+      const message = {
+        from: 'user:1',
+        id: wamid(i),
+        timestamp: '1',
+        type: 'text',
+        text: { body: hugeText },
+      };
+      router.delivered({ workflowId: `d${i}`, waitId: 1 }, { message: message, seq: i });
+    }
+    // "Which one?" lists, each with the longest answer and the most choices.
+    for (let i = 0; i < WHICH_ONES_KEPT * 2; i++) {
+      const answer = { from: 'user:1', id: wamid(i), timestamp: '1', type: 'text', text: { body: hugeText } };
+      const workflowIds = Array.from({ length: CHOICES_KEPT * 2 }, (_, k) => workflowId(k));
+      router.whichOnes.asked(requestId(i), { answer, workflowIds });
+      router.whichOnes.sent(requestId(i), wamid(i));
+    }
+    const ledger = new ReceiptLedger(T.recentIdsKept);
+    for (let i = 0; i < T.recentIdsKept * 2; i++) ledger.sent(wamid(i), workflowId(i));
+    const statuses = new StatusQueue({
+      maxPending: T.maxPendingMarkRead,
+      maxTyping: T.maxQueuedTyping,
+      giveUpMs: T.markReadGiveUpMs,
+    });
+    for (let i = 0; i < T.maxPendingMarkRead * 2; i++) {
+      statuses.addMarkRead(wamid(i));
+      statuses.markReadFailed(i, { waitMs: 1000 });
+      statuses.addMarkRead(wamid(i));
+    }
+    const outbox = new Outbox(
+      { recentIdsKept: T.recentIdsKept, maxQueued: T.maxQueuedSends, maxQueuedBytes: T.maxQueuedSendBytes },
+      undefined,
+      0,
+    );
+    for (let i = 0; i < T.maxQueuedSends * 2; i++) {
+      outbox.enqueue(
+        {
+          requestId: requestId(i),
+          message: { type: 'text', text: { body: hugeText } },
+          requester: workflowId(i),
+        },
+        'signal',
+        0,
+      );
+    }
+    for (let i = 0; i < T.recentIdsKept * 2; i++) {
+      outbox.outcomes.set(`done-${requestId(i)}`, {
+        ok: false,
+        type: 'AmbiguousSend',
+        message: 'm'.repeat(2000),
+        attempts: 4,
+      });
+    }
+    const order = new FirstReplyOrder(T.orderingGraceMs);
+    for (let i = 0; i < 100; i++) order.hold(i, i);
+    const window = () => {
+      const w = new SlidingWindow(15, 60_000);
+      for (let i = 0; i < 15; i++) w.record(1_700_000_000_000 + i);
+      return w;
+    };
+    const carried = composeCarried({
+      cursor,
+      router,
+      ledger,
+      statuses,
+      outbox,
+      order,
+      windows: { messages: window(), updates: window(), statuses: window(), typing: window() },
+      inboundSeq: 1_000_000,
+      counters: { received: 1e9, sent: 1e9, failedSends: 1e9, polls: 1e9, receipts: 1e9 },
+      generation: 1e6,
+      lastError: {
+        at: new Date().toISOString(),
+        where: 'send',
+        type: 'AmbiguousSend',
+        message: 'x'.repeat(1000),
+      },
+    });
+    const bytes = jsonBytes(carried);
+    expect(outbox.length).toBeGreaterThan(0);
+    expect(bytes).toBeLessThan(CARRIED_STATE_MAX_BYTES);
+    // Every slice is at its bound, not empty: the test measures a full state.
+    expect(carried.recentInbound).toHaveLength(T.recentIdsKept);
+    expect(carried.nextWaiters).toHaveLength(T.maxWaiters);
+    expect(carried.routed).toHaveLength(ROUTED_KEPT);
+    expect(carried.whichOnes).toHaveLength(WHICH_ONES_KEPT);
+    expect(carried.expiredQuestions).toHaveLength(EXPIRED_KEPT);
+    expect(carried.replyWaiters).toHaveLength(T.maxWaiters);
+    expect(carried.markRead).toHaveLength(T.maxPendingMarkRead);
+  });
+});

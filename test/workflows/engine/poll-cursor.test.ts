@@ -1,0 +1,90 @@
+import { PollCursor, readToEnd } from '../../../workflows/engine/poll-cursor';
+import type { InboundMessage } from '../../../workflows/types';
+
+const msg = (id: string, from = 'user:1') =>
+  ({ id, from, timestamp: '1', type: 'text', text: { body: id } }) as InboundMessage;
+
+describe('poll cursor', () => {
+  it('starts at offset 0 with timeout 0 (the creator is revealed), then long-polls', () => {
+    const cursor = new PollCursor(10);
+    expect([cursor.offset, cursor.timeoutSeconds(25)]).toEqual([0, 0]);
+    cursor.completed(100);
+    expect(cursor.timeoutSeconds(25)).toBe(25);
+    expect(cursor.lastPollStartedAt).toBe(100);
+  });
+
+  it('moves the reconciliation fence only with a poll that read to the end of the stream', () => {
+    const cursor = new PollCursor(10);
+    cursor.completed(100);
+    // A full page (the receipt may be on the next) or a 409 (nothing read) proves nothing.
+    cursor.completed(200, false);
+    expect(cursor.lastPollStartedAt).toBe(100);
+    expect(cursor.firstPollDone).toBe(true);
+    cursor.completed(300, true);
+    expect(cursor.lastPollStartedAt).toBe(300);
+  });
+
+  it('tells a poll that read to the end of the stream: empty, or a page shorter than the limit', () => {
+    const page = (items: number) => ({
+      status: 'page' as const,
+      nextOffset: items,
+      messages: Array.from({ length: items }, (_, i) => msg(`m${i}`)),
+      statuses: [],
+      contacts: [],
+      startedAt: 0,
+    });
+    expect(readToEnd({ status: 'empty', startedAt: 0 }, 3)).toBe(true);
+    expect(readToEnd(page(2), 3)).toBe(true);
+    expect(readToEnd(page(3), 3)).toBe(false);
+    expect(readToEnd({ status: 'replaced', startedAt: 0 }, 3)).toBe(false);
+  });
+
+  it('dispatches a message once even when its page is read again', () => {
+    const cursor = new PollCursor(10);
+    expect(cursor.fresh([msg('a'), msg('b')]).map((m) => m.id)).toEqual(['a', 'b']);
+    cursor.dispatched('a');
+    expect(cursor.fresh([msg('a'), msg('b')]).map((m) => m.id)).toEqual(['b']);
+  });
+
+  it('keeps the offset until a page is handled, then moves to next_offset', () => {
+    const cursor = new PollCursor(10);
+    cursor.advance(7);
+    expect(cursor.offset).toBe(7);
+  });
+
+  it('takes the recipient from the page’s contacts, else its last sender', () => {
+    const cursor = new PollCursor(10, undefined, 'user:configured');
+    cursor.seePage({ contacts: [], messages: [msg('a', 'user:2')] });
+    expect(cursor.recipient).toBe('user:2');
+    cursor.seePage({
+      contacts: [{ wa_id: 'user:3', profile: { name: 'x' } }],
+      messages: [msg('b', 'user:2')],
+    });
+    expect(cursor.recipient).toBe('user:3');
+  });
+
+  it('carries a poll retry time to the next run, and nothing once a poll succeeded', () => {
+    const cursor = new PollCursor(2);
+    cursor.retryAt = 1234;
+    const next = new PollCursor(2, cursor.snapshot());
+    expect(next.retryAt).toBe(1234);
+    next.retryAt = undefined;
+    expect(next.snapshot()).not.toHaveProperty('retryAt');
+  });
+
+  it('carries its state, the recent ids trimmed to their bound', () => {
+    const cursor = new PollCursor(2, {
+      offset: 5,
+      firstPollDone: true,
+      recentInbound: ['a', 'b', 'c'],
+      lastPollStartedAt: 9,
+    });
+    expect(cursor.snapshot()).toEqual({
+      offset: 5,
+      firstPollDone: true,
+      recipient: undefined,
+      recentInbound: ['b', 'c'],
+      lastPollStartedAt: 9,
+    });
+  });
+});
