@@ -11,7 +11,7 @@ module.exports = {
     '^amsflow/workflows$': '<rootDir>/workflows/index.ts',
     '^amsflow/testing$': '<rootDir>/testing/index.ts',
   },
-  setupFiles: ['<rootDir>/test/support/quiet-runtime.ts'],
+  setupFiles: ['<rootDir>/test/support/quiet-runtime.ts', '<rootDir>/test/support/cache-bot-bundles.ts'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   // The Temporal core bridge keeps a native handle open after the last test.

@@ -305,7 +305,11 @@ export async function runAmsflow(
     const nativeConnection = await NativeConnection.connect({ address: temporalAddress });
     cleanups.push(() => nativeConnection.close());
     const connection = await Connection.connect({ address: temporalAddress });
-    cleanups.push(() => connection.close());
+    // The agent checks use it: none may be in flight when it closes (AgentHealthMonitor.stop).
+    cleanups.push(async () => {
+      await obs.stopWatching();
+      await connection.close();
+    });
     // Encryption at rest (AMSFLOW_ENCRYPTION_KEYS): the same data converter for the client and every worker.
     const dataConverter = dataConverterFor(config.encryptionKeys);
     const client = new Client({ connection, namespace: config.namespace, dataConverter });

@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cleanEnv, installConsumer, manifest, packProject, root } from './support';
+import { cleanEnv, installConsumer, manifest, sharedTarball, root } from './support';
 
 /** The environment of a user's shell: no npm_* of this run, no Temporal binaries handed in. */
 function userEnv(): NodeJS.ProcessEnv {
@@ -48,7 +48,7 @@ describe('amsflow init: a bot project of its own, from the packed package', () =
     // Outside the repository: nothing of it (tsconfig, node_modules, jest config) is found by walking up.
     dir = mkdtempSync(join(tmpdir(), 'amsflow-init-'));
     let started = Date.now();
-    const consumer = installConsumer(dir, packProject(dir));
+    const consumer = installConsumer(dir, sharedTarball(dir));
     timings.packAndConsumerInstall = (Date.now() - started) / 1000;
     project = join(dir, 'my-bot');
     started = Date.now();

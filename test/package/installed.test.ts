@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { startSimulator, type RunningSimulator } from '../../simulator';
 import { connectDevServer, devServerAddress, uniqueTaskQueue, waitFor } from '../support/temporal';
-import { cleanEnv, installConsumer, manifest, packProject, root, run } from './support';
+import { cleanEnv, installConsumer, manifest, sharedTarball, root, run } from './support';
 
 /** The bot of the README's "Writing a bot" section, as written: the first ts block after it. */
 function readmeBot(): string {
@@ -154,8 +154,8 @@ describe('amsflow as an installed package', () => {
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'amsflow-package-'));
-    // The real command, prepack included: it removes dist/ and builds it afresh.
-    tarball = packProject(dir);
+    // The real command, prepack included: it removes dist/ and builds it afresh (once per run).
+    tarball = sharedTarball(dir);
     entries = run('tar', ['-tzf', tarball], {})
       .split('\n')
       .filter(Boolean)

@@ -3,8 +3,18 @@
  * the real `npm pack`, and a consumer project that installs the tarball without the registry.
  */
 import { execFileSync, type ExecFileSyncOptions } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
+import { withoutChildCaches } from '../support/child-caches-env';
 
 export const root = resolve(__dirname, '..', '..');
 
@@ -19,10 +29,15 @@ export const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf
 
 /**
  * The environment for npm and node children: without the npm_* variables of an enclosing
- * `npm test` (its lifecycle, package fields and config), so they behave as run by hand.
+ * `npm test` (its lifecycle, package fields and config) or the suites' ts-node cache preload, so
+ * they behave as run by hand.
  */
 export function cleanEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
+  const nodeOptions = withoutChildCaches(env.NODE_OPTIONS);
+  if (nodeOptions) env.NODE_OPTIONS = nodeOptions;
+  else delete env.NODE_OPTIONS;
+  return env;
 }
 
 export function run(command: string, args: string[], options: ExecFileSyncOptions): string {
@@ -49,6 +64,42 @@ export function packProject(dir: string): string {
   const packed = readdirSync(packDir).filter((f) => f.endsWith('.tgz'));
   if (packed.length !== 1) throw new Error(`npm pack made ${packed.length} tarballs in ${packDir}`);
   return join(packDir, packed[0]);
+}
+
+/**
+ * The project's tarball, packed by {@link packProject} once per jest run for the suites that need
+ * it (installed.test and init.test), in the run's folder. It is packed again if any file of the
+ * project (what git tracks or would track) changed since: the key is a hash of them all. Outside
+ * jest's global setup, a fresh pack under `dir`.
+ */
+export function sharedTarball(dir: string): string {
+  const runDir = process.env.AMSFLOW_TEST_PACK_DIR;
+  if (!runDir) return packProject(dir);
+  const keyed = join(runDir, projectHash());
+  const done = join(keyed, 'tarball');
+  if (existsSync(done)) return readFileSync(done, 'utf8');
+  mkdirSync(keyed, { recursive: true });
+  const tarball = packProject(keyed);
+  writeFileSync(done, tarball);
+  return tarball;
+}
+
+/** A hash of every file of the project that git tracks or would track (not ignored). */
+function projectHash(): string {
+  const files = run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root })
+    .split('\0')
+    .filter(Boolean)
+    .sort();
+  const hash = createHash('sha256');
+  for (const file of files) {
+    const path = join(root, file);
+    const stat = lstatSync(path, { throwIfNoEntry: false });
+    hash.update(`${file}\0`);
+    // A symbolic link (this worktree's node_modules) by where it points.
+    if (stat?.isSymbolicLink()) hash.update(readlinkSync(path));
+    else if (stat?.isFile()) hash.update(readFileSync(path));
+  }
+  return hash.digest('hex').slice(0, 16);
 }
 
 /**

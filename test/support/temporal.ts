@@ -6,6 +6,8 @@ import { Client, Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { cachedBundleCode, inputsProbe, storeBundleCode, type BundleInputs } from './bundle-cache';
 
 export function devServerAddress(): string {
   const address = process.env.AMSFLOW_TEST_TEMPORAL_ADDRESS;
@@ -44,10 +46,33 @@ export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> 
   );
 }
 
-/** Bundles workflow code once for a suite (pass the result as `workflowBundle`). */
+/**
+ * Bundles workflow code once for a suite (pass the result as `workflowBundle`). Within a jest run
+ * a bundle of unchanged inputs is reused from the run's cache (bundle-cache.ts).
+ */
 export async function bundle(workflowsPath: string): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({ workflowsPath, logger: quietLogger });
+  const dir = process.env.AMSFLOW_TEST_BUNDLE_CACHE_DIR;
+  const key = { workflowsPath, temporal: WORKER_VERSION };
+  const code = dir ? cachedBundleCode(dir, key) : undefined;
+  if (code !== undefined) return { code, sourceMap: CACHED_SOURCE_MAP };
+  let inputs: BundleInputs | undefined;
+  const made = await bundleWorkflowCode({
+    workflowsPath,
+    logger: quietLogger,
+    webpackConfigHook: (config) => ({
+      ...config,
+      plugins: [...(config.plugins ?? []), inputsProbe((found) => (inputs = found)) as never],
+    }),
+  });
+  if (dir && inputs) storeBundleCode(dir, key, made.code, inputs);
+  return made;
 }
+
+const WORKER_VERSION = (
+  JSON.parse(readFileSync(require.resolve('@temporalio/worker/package.json'), 'utf8')) as { version: string }
+).version;
+/** The bundler's own value of this field: the map is inline in the code. */
+const CACHED_SOURCE_MAP = 'deprecated: this is no longer in use\n';
 
 const quietLogger = {
   log: () => undefined,

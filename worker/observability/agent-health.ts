@@ -117,6 +117,7 @@ export class AgentHealthMonitor {
   private results: AgentHealth[] = [];
   private timer?: NodeJS.Timeout;
   private running?: Promise<AgentHealth[]>;
+  private abort = new AbortController();
 
   constructor(private readonly options: AgentHealthOptions) {}
 
@@ -134,9 +135,19 @@ export class AgentHealthMonitor {
     return this;
   }
 
-  stop(): void {
+  /**
+   * Stops the checks and cancels the one in flight; resolves once it has ended. Await it before
+   * the client's connection closes: a call the SDK is still retrying then would throw "Channel has
+   * been shut down" from a timer, an uncaught error that ended a clean Ctrl-C with exit 1.
+   */
+  stop(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
+    this.abort.abort();
+    return (this.running ?? Promise.resolve()).then(
+      () => undefined,
+      () => undefined,
+    );
   }
 
   /** One check of every agent (concurrent checks share one). */
@@ -161,7 +172,7 @@ export class AgentHealthMonitor {
     const handle = client.workflow.getHandle(agentWorkflowId(agentKey));
     let description;
     try {
-      description = await client.connection.withDeadline(deadline, () => handle.describe());
+      description = await this.call(deadline, () => handle.describe());
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) return { running: false, state: { error: 'not found' } };
       return { running: true, state: { error: message(err) } };
@@ -170,10 +181,17 @@ export class AgentHealthMonitor {
       return { running: false, closedStatus: description.status.name, state: { error: 'closed' } };
     }
     const attempt = description.raw.pendingWorkflowTask?.attempt ?? undefined;
-    const state = await client.connection
-      .withDeadline(deadline, () => handle.query(stateQuery))
-      .catch((err: unknown) => ({ error: message(err) }));
+    const state = await this.call(deadline, () => handle.query(stateQuery)).catch((err: unknown) => ({
+      error: message(err),
+    }));
     return { running: true, ...(attempt ? { workflowTaskAttempt: attempt } : {}), state };
+  }
+
+  /** A call to Temporal that ends by `deadline`, or at once when the monitor stops. */
+  private call<T>(deadline: number, fn: () => Promise<T>): Promise<T> {
+    const { connection } = this.options.client;
+    if (this.abort.signal.aborted) return Promise.reject(new Error('agent health checks stopped'));
+    return connection.withAbortSignal(this.abort.signal, () => connection.withDeadline(deadline, fn));
   }
 }
 

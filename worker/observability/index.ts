@@ -94,7 +94,7 @@ export class Observability {
    * `amsflow_agent_*` gauges report each (stopped by a refusal, workflow task failing, not polling).
    */
   watchAgents(client: Client, agentKeys: string[]): AgentHealthMonitor {
-    this.health?.stop();
+    void this.health?.stop();
     const health = new AgentHealthMonitor({
       client,
       agentKeys,
@@ -108,13 +108,18 @@ export class Observability {
 
   /** Shutdown has begun: `/readyz` answers 503 from now on. */
   stopping(): void {
-    this.health?.stop();
+    void this.health?.stop();
     this.readiness.stopping();
+  }
+
+  /** Stops the agent checks; resolves once none is in flight (then their client may close). */
+  async stopWatching(): Promise<void> {
+    await this.health?.stop();
   }
 
   /** Closes the endpoint. */
   async close(): Promise<void> {
-    this.health?.stop();
+    await this.health?.stop();
     await this.server?.close();
     this.server = undefined;
   }

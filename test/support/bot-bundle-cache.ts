@@ -1,0 +1,71 @@
+/**
+ * The workflow-bundle cache (bundle-cache.ts) for `bundleBot` (worker/bot-bundle.ts), which the
+ * harness and every worker process the suites start (AMSFLOW_WORKFLOWS, npm start) call on the
+ * same few bots: installed over the module objects of a jest test file (setup file
+ * cache-bot-bundles.ts) and of the suites' node children (ts-node-cache.js). A bundle is kept
+ * only after `bundleBot` returned it, so a refused module (no handler) is refused every time;
+ * the key holds everything `bundleBot` reads besides the files: the bot file, the handlers it
+ * requires and the failure converter.
+ */
+import { tmpdir } from 'node:os';
+import { resolve, sep } from 'node:path';
+import { cachedBundleCode, inputsProbe, storeBundleCode, type BundleInputs } from './bundle-cache';
+
+type BotBundleModule = Pick<typeof import('../../worker/bot-bundle'), 'bundleBot'>;
+type BundlingModule = Pick<typeof import('../../worker/bundling'), 'workflowBundlerOptions'>;
+
+const WRAPPED = Symbol.for('amsflow.test.bundleCache');
+/** The generated entry module's folder (made and removed by each bundleBot) and the folder holding it. */
+const ENTRY_DIR = new RegExp(`^${escape(tmpdir())}(${escape(sep)}amsflow-entry-[^${escape(sep)}]+.*)?$`);
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** What bundleBot's bundle depends on, without its throw-away entry module. */
+function withoutEntry(inputs: BundleInputs): BundleInputs {
+  return {
+    files: inputs.files.filter((f) => !ENTRY_DIR.test(f)),
+    missing: inputs.missing.filter((f) => !ENTRY_DIR.test(f)),
+  };
+}
+
+/** Wraps `botBundle.bundleBot` (with `bundling.workflowBundlerOptions`, to see webpack's inputs). */
+export function cacheBotBundles(botBundle: BotBundleModule, bundling: BundlingModule, dir: string): void {
+  const marked = botBundle as { [WRAPPED]?: true };
+  if (marked[WRAPPED]) return;
+  marked[WRAPPED] = true;
+  let found: ((inputs: BundleInputs) => void) | undefined;
+  const options = bundling.workflowBundlerOptions;
+  bundling.workflowBundlerOptions = () => {
+    const own = options();
+    const hook = own.webpackConfigHook ?? ((config) => config);
+    const report = found;
+    if (!report) return own;
+    return {
+      ...own,
+      webpackConfigHook: (config) => {
+        const hooked = hook(config);
+        return { ...hooked, plugins: [...(hooked.plugins ?? []), inputsProbe(report) as never] };
+      },
+    };
+  };
+  const bundleBot = botBundle.bundleBot;
+  botBundle.bundleBot = async (opts) => {
+    const key = {
+      bot: resolve(opts.workflowsPath),
+      handlers: opts.handlers ?? null,
+      failureConverterPath: opts.failureConverterPath ?? null,
+    };
+    const code = cachedBundleCode(dir, key);
+    if (code !== undefined) return { code, sourceMap: 'deprecated: this is no longer in use\n' };
+    let inputs: BundleInputs | undefined;
+    // bundleBot asks for the bundler options before its first await: this call's probe only.
+    found = (i) => (inputs = i);
+    const making = bundleBot(opts);
+    found = undefined;
+    const made = await making;
+    if (inputs) storeBundleCode(dir, key, made.code, withoutEntry(inputs));
+    return made;
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * The suites' workflow-bundle cache (bundle-cache.ts through `bundle()`): a bundle of unchanged
+ * inputs is reused, and an edited file or a new file that resolution would now pick bundles
+ * afresh. The module lives under test-artifacts/ so that it resolves @temporalio/workflow.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { bundle } from './temporal';
+
+const artifacts = resolve(__dirname, '..', '..', 'test-artifacts');
+
+describe('the workflow-bundle cache', () => {
+  let dir: string;
+  let cacheDir: string;
+  const saved = process.env.AMSFLOW_TEST_BUNDLE_CACHE_DIR;
+
+  beforeAll(() => {
+    mkdirSync(artifacts, { recursive: true });
+    dir = mkdtempSync(join(artifacts, 'bundle-cache-'));
+    // Away from the module's folders, whose listings webpack watches.
+    cacheDir = mkdtempSync(join(tmpdir(), 'amsflow-bundle-cache-'));
+    process.env.AMSFLOW_TEST_BUNDLE_CACHE_DIR = cacheDir;
+    writeFileSync(
+      join(dir, 'workflows.ts'),
+      "import { marker } from './helper';\nexport async function wf() { return marker; }\n",
+    );
+    writeFileSync(join(dir, 'helper.js'), "exports.marker = 'marker-js-1';\n");
+  });
+
+  afterAll(() => {
+    if (saved === undefined) delete process.env.AMSFLOW_TEST_BUNDLE_CACHE_DIR;
+    else process.env.AMSFLOW_TEST_BUNDLE_CACHE_DIR = saved;
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(cacheDir, { recursive: true, force: true });
+  });
+
+  /** The markers a bundle holds (not its 3 MB of code in a failure message). */
+  const says = async () => {
+    const { code } = await bundle(join(dir, 'workflows.ts'));
+    return code === 'from the cache' ? [code] : [...new Set(code.match(/marker-(js-\d|ts)/g))];
+  };
+
+  /** Replaces the code of the one cache entry, to see whether the next bundle comes from it. */
+  function tamperEntry(): void {
+    const [entry] = readdirSync(cacheDir);
+    const file = join(cacheDir, entry);
+    writeFileSync(
+      file,
+      JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), code: 'from the cache' }),
+    );
+  }
+
+  it('reuses the bundle while nothing it was made from changed', async () => {
+    expect(await says()).toEqual(['marker-js-1']);
+    expect(readdirSync(cacheDir)).toHaveLength(1);
+    tamperEntry();
+    expect(await says()).toEqual(['from the cache']);
+  }, 60_000);
+
+  it('bundles afresh when an imported file changed', async () => {
+    writeFileSync(join(dir, 'helper.js'), "exports.marker = 'marker-js-2';\n");
+    expect(await says()).toEqual(['marker-js-2']);
+  }, 60_000);
+
+  it('bundles afresh when a new file takes over an import (helper.ts before helper.js)', async () => {
+    tamperEntry();
+    writeFileSync(join(dir, 'helper.ts'), "export const marker = 'marker-ts';\n");
+    expect(await says()).toEqual(['marker-ts']);
+  }, 60_000);
+});
