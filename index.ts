@@ -74,7 +74,7 @@ export {
   type EncryptionKey,
   type CodecServer,
   type CodecServerOptions,
-} from './worker/codec';
+} from './codec';
 
 // The local simulator of the service
 export {

@@ -20,7 +20,7 @@ import type { temporal } from '@temporalio/proto';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { MessagingClient } from '../messaging/client';
 import { startSimulator, type RunningSimulator } from '../simulator';
-import { resolveTemporalBinaries } from '../scripts/temporal-binaries';
+import { resolveTemporalBinaries } from '../tools/temporal-binaries';
 import { loadConfig } from '../worker/config';
 import { startDevServer, type RunningDevServer } from '../worker/dev-server';
 import { runAmsflow, type RunningAmsflow } from '../worker/run';
