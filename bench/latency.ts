@@ -10,7 +10,7 @@
  * pollUpdates completed → child start initiated → handler started → sendMessage scheduled →
  * sendMessage started → accepted by the service.
  */
-import type { AgentTuning } from '../workflows/types';
+import type { AgentTuning } from '../protocol';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

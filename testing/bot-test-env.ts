@@ -30,7 +30,7 @@ import { QUEUE_SUFFIX, activityQueue, type Endpoint } from '../protocol/queues';
 import { resolveTemporalBinaries } from '../tools/temporal-binaries';
 import { startSimulator, type RunningSimulator } from '../simulator';
 import { bundleBot } from '../worker/bot-bundle';
-import type { AgentTuning } from '../workflows/types';
+import type { AgentTuning } from '../protocol';
 import {
   describeMatcher,
   matches,

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { Limits } from '../messaging/limits';
 import { AGENT_KEY_PATTERN } from '../protocol/ids';
 import { DEFAULT_TASK_QUEUE } from '../protocol/queues';
-import type { AgentTuning } from '../workflows/types';
+import type { AgentTuning } from '../protocol';
 import { canonicalTimeZone, isTimeZone } from '../core/zoned-time';
 import { EncryptionKeysSchema, type EncryptionKey } from '../codec/keys';
 import { readBotConfig } from './bot-config';

@@ -9,7 +9,7 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { agentWorkflowId } from '../../protocol/ids';
 import { stateQuery } from '../../protocol/messages';
-import type { AgentStateView } from '../../workflows/types';
+import type { AgentStateView } from '../../protocol';
 import type { AmsflowMetrics } from './amsflow-metrics';
 
 /** What an agent is: fine, or why not. */

@@ -6,7 +6,7 @@
  */
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { SendOptions, SentMessage } from '../author/sending';
-import type { InboundMessage } from '../types';
+import type { InboundMessage } from '../../protocol';
 import { MEDIA_RULES_TABLE } from '../../core/media-rules';
 
 // ---------------------------------------------------------------------------------------------
