@@ -9,7 +9,16 @@ export * from './messaging';
 // Applications and operators: start agents, send out of band, read state
 export { ensureAgent, sendThroughOutbox, getAgentState } from './client/agents';
 export type { EnsureAgentOptions, OutOfBandSendOptions } from './client/agents';
-export type { AgentStateView, AgentTuning, HandlerInput, OutboundMessage, Receipt, SendFailureType, SendOutcome, SendRequest as OutboxRequest } from './protocol';
+export type {
+  AgentStateView,
+  AgentTuning,
+  HandlerInput,
+  OutboundMessage,
+  Receipt,
+  SendFailureType,
+  SendOutcome,
+  SendRequest as OutboxRequest,
+} from './protocol';
 export type { AgentWorkflowInput } from './workflows/engine/state-types';
 export { agentWorkflowId, handlerWorkflowId, agentKeyProblem, AGENT_KEY_PATTERN } from './protocol/ids';
 export { InvalidAgentKeyError } from './client/agents';

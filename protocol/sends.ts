@@ -92,7 +92,6 @@ export interface SendResult {
  * A receipt's status: one of the values WIRE-CONVENTIONS names, or (open on purpose) a value the
  * service adds later, which passes through untouched.
  */
-// eslint-disable-next-line @typescript-eslint/no-restricted-types -- `string & {}` keeps the known values listed
 export type ReceiptStatus = KnownStatusValue | (string & {});
 
 /** A delivery receipt as forwarded to the workflow that sent the message (`amsflow.receipt`). */

@@ -121,4 +121,11 @@ export type {
 } from './media/media';
 export type { TextMessageOptions } from './author/builders';
 export { SEND_FAILURE_TYPES } from '../protocol/failures';
-export type { HandlerInput, InboundMessage, OutboundMessage, Receipt, SendFailureType, SendOutcome } from '../protocol';
+export type {
+  HandlerInput,
+  InboundMessage,
+  OutboundMessage,
+  Receipt,
+  SendFailureType,
+  SendOutcome,
+} from '../protocol';

@@ -4,6 +4,14 @@
  * workflow's input, tuning and state types. Bot authors need none of it.
  */
 export * from '../protocol';
-export type { AgentCounters, AgentError, AgentStateView, AgentTuning, RoutedMessage, SendRequest, WaitRequest } from '../protocol';
+export type {
+  AgentCounters,
+  AgentError,
+  AgentStateView,
+  AgentTuning,
+  RoutedMessage,
+  SendRequest,
+  WaitRequest,
+} from '../protocol';
 export type { AgentWorkflowInput, CarriedState } from './engine/state-types';
 export { DEFAULT_TUNING } from './engine/tuning';
