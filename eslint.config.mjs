@@ -8,13 +8,15 @@ const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}
 
 /**
  * An import that climbs out of the importing file's folder into one of `folders` (top-level
- * folders of this repository; no nested folder shares a top-level folder's name).
+ * folders of this repository, or the root `index`; no nested folder shares a top-level folder's
+ * name, and within workflows/ `../index` is the author barrel, which no room may import either).
  * @param {string[]} folders
  */
 const into = (folders) => `^(\\.\\./)+(${folders.join('|')})(/|$)`;
 
-/** Top-level folders holding code. */
+/** Top-level folders holding code, and `index` (the root entry, `amsflow`: it reaches everything). */
 const ALL = [
+  'index',
   'core',
   'messaging',
   'protocol',

@@ -75,6 +75,8 @@ const BREAKS: [string, string, RegExp][] = [
   ['worker', "import { ensureAgent } from '../client/agents';", /worker\/ may import/],
   ['client', "import { bundleBot } from '../worker/bot-bundle';", /client\/ may import/],
   ['client', "import { textMessage } from '../workflows/author/builders';", /client\/ may import/],
+  ['client/cli', "import { createBotTestEnv } from '../../index';", /client\/ may import/],
+  ['workflows/author', "import { reply } from '../index';", /workflows\/ may import/],
   ['client/cli', "import { MessagingClient } from '../../messaging/client';", /messaging\/ by type only/],
   ['testing', "import { resolveTemporalBinaries } from '../scripts/setup';", /testing\/ may import/],
   ['simulator', "import { agentWorkflowId } from '../protocol/ids';", /simulator\/ may import core\/ only/],
