@@ -19,7 +19,10 @@ COPY worker ./worker
 COPY client ./client
 COPY simulator ./simulator
 COPY testing ./testing
-COPY scripts/temporal-binaries.ts ./scripts/
+COPY codec ./codec
+COPY tools ./tools
+COPY core ./core
+COPY examples/reference ./examples/reference
 RUN npm run build
 
 FROM node:20.20.2-bookworm-slim AS runtime

@@ -6,6 +6,229 @@ import { builtinModules } from 'node:module';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
+/**
+ * An import that climbs out of the importing file's folder into one of `folders` (top-level
+ * folders of this repository, or the root `index`; no nested folder shares a top-level folder's
+ * name, and within workflows/ `../index` is the author barrel, which no room may import either).
+ * @param {string[]} folders
+ */
+const into = (folders) => `^(\\.\\./)+(${folders.join('|')})(/|$)`;
+
+/** Top-level folders holding code, and `index` (the root entry, `amsflow`: it reaches everything). */
+const ALL = [
+  'index',
+  'core',
+  'messaging',
+  'protocol',
+  'activities',
+  'workflows',
+  'worker',
+  'client',
+  'testing',
+  'simulator',
+  'examples',
+  'codec',
+  'tools',
+  'scripts',
+  'bench',
+  'chaos',
+  'test',
+];
+/** @param {string[]} allowed */
+const allBut = (allowed) => ALL.filter((f) => !allowed.includes(f));
+
+/**
+ * @typedef {{ regex: string, message: string, typesOk?: boolean }} Fence
+ * @param {Fence[]} fences
+ * @param {boolean} [workflowCode] replayed code: no Node built-ins either (and see below)
+ */
+function restricted(fences, workflowCode = false) {
+  return [
+    'error',
+    {
+      paths: workflowCode
+        ? nodeBuiltins.map((name) => ({ name, message: 'Workflow code must not use Node built-ins.' }))
+        : [],
+      patterns: [
+        ...fences.map(({ regex, message, typesOk }) => ({
+          regex,
+          caseSensitive: true,
+          message,
+          ...(typesOk ? { allowTypeImports: true } : {}),
+        })),
+        ...(workflowCode
+          ? [
+              {
+                group: ['undici', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'],
+                allowTypeImports: true,
+                message: 'Workflow code may import these by type only.',
+              },
+            ]
+          : []),
+      ],
+    },
+  ];
+}
+
+/** The rooms of workflows/ (workflows/README.md): who may import whom. */
+const ROOMS = {
+  author: { may: [], why: 'the author API imports no other room (the rooms build on it)' },
+  engine: { may: ['author'], why: "the engine uses the author API's shared parts, no use-case workflow" },
+  approvals: { may: ['author'], why: 'a use-case workflow builds on the author API only' },
+  reminders: { may: ['author'], why: 'a use-case workflow builds on the author API only' },
+  media: { may: ['author'], why: 'a use-case workflow builds on the author API only' },
+};
+
+/** Fences of workflows/ (every room shares them). */
+const WORKFLOW_FENCES = [
+  {
+    regex: into(allBut(['core', 'protocol', 'activities', 'messaging'])),
+    message: 'workflows/ may import core/, protocol/ and (types only) activities/ and messaging/.',
+  },
+  {
+    regex: into(['activities', 'messaging']),
+    typesOk: true,
+    message: 'Workflow code may import activities/ and messaging/ by type only.',
+  },
+];
+
+/** The "may import" table as lint rules, one block per folder. */
+function fenceConfigs() {
+  /** @param {string[]} files @param {Fence[]} fences @param {boolean} [workflowCode] */
+  const block = (files, fences, workflowCode = false) => ({
+    files,
+    rules: {
+      '@typescript-eslint/no-restricted-imports': restricted(fences, workflowCode),
+      ...(workflowCode
+        ? {
+            'no-restricted-syntax': [
+              'error',
+              {
+                selector: 'ImportDeclaration[specifiers.length=0][importKind!="type"]',
+                message: 'Side-effecting imports are not allowed in workflow code.',
+              },
+            ],
+          }
+        : {}),
+    },
+  });
+  const publicApi =
+    'examples/ use the public API only: amsflow, amsflow/workflows, amsflow/testing (or ../../index, ../../workflows, ../../testing).';
+  return [
+    // core/ is loaded by workflow code too: nothing of ours, no Node built-ins.
+    block(['core/**/*.ts'], [{ regex: '^\\.\\./', message: 'core/ imports nothing of ours.' }], true),
+    block(
+      ['messaging/**/*.ts'],
+      [{ regex: into(allBut(['core'])), message: 'messaging/ may import core/ only.' }],
+    ),
+    // protocol/ is loaded by workflow code: it obeys the workflow rules too.
+    block(
+      ['protocol/**/*.ts'],
+      [
+        {
+          regex: into(allBut(['core', 'messaging'])),
+          message:
+            'protocol/ may import core/ and (types only) messaging/: nothing of the engine or workflows/.',
+        },
+        {
+          regex: into(['messaging']),
+          typesOk: true,
+          message: 'protocol/ may import messaging/ by type only.',
+        },
+      ],
+      true,
+    ),
+    block(
+      ['activities/**/*.ts'],
+      [
+        {
+          regex: into(allBut(['core', 'messaging', 'protocol'])),
+          message: 'activities/ may import core/, messaging/ and protocol/.',
+        },
+      ],
+    ),
+    block(['workflows/*.ts'], WORKFLOW_FENCES, true),
+    ...Object.entries(ROOMS).map(([room, { may, why }]) =>
+      block(
+        [`workflows/${room}/**/*.ts`],
+        [
+          ...WORKFLOW_FENCES,
+          {
+            regex: `^\\.\\./(${Object.keys(ROOMS)
+              .filter((r) => r !== room && !may.includes(r))
+              .join('|')})(/|$)`,
+            message: `workflows/${room}/: ${why}.`,
+          },
+        ],
+        true,
+      ),
+    ),
+    // The dev mode embeds the simulator (AMSFLOW_SIMULATOR): the one import beyond the table.
+    block(
+      ['worker/**/*.ts'],
+      [
+        {
+          regex: into(
+            allBut([
+              'core',
+              'messaging',
+              'protocol',
+              'activities',
+              'workflows',
+              'codec',
+              'tools',
+              'simulator',
+            ]),
+          ),
+          message:
+            'worker/ may import core/, messaging/, protocol/, activities/, workflows/, codec/, tools/ and simulator/.',
+        },
+      ],
+    ),
+    block(
+      ['client/**/*.ts'],
+      [
+        {
+          regex: into(allBut(['core', 'protocol', 'messaging', 'codec', 'tools'])),
+          message:
+            'client/ may import core/, protocol/, codec/, tools/ and messaging/ (types, and its pure rules limits and validation).',
+        },
+        {
+          regex: '^(\\.\\./)+messaging(/(?!(limits|validation)$)|$)',
+          typesOk: true,
+          message:
+            'client/ may import messaging/ by type only, but for limits and validation (pure rules, no HTTP).',
+        },
+      ],
+    ),
+    block(
+      ['testing/**/*.ts'],
+      [
+        {
+          regex: into(['examples', 'scripts', 'bench', 'chaos', 'test']),
+          message: 'testing/ may import worker/, client/, simulator/ and what they may.',
+        },
+      ],
+    ),
+    block(
+      ['simulator/**/*.ts'],
+      [{ regex: into(allBut(['core'])), message: 'simulator/ may import core/ only.' }],
+    ),
+    block(['codec/**/*.ts'], [{ regex: into(allBut(['core'])), message: 'codec/ may import core/ only.' }]),
+    block(['tools/**/*.ts'], [{ regex: '^\\.\\./', message: 'tools/ imports nothing of ours.' }]),
+    block(
+      ['examples/**/*.ts'],
+      [
+        {
+          regex: '^\\.\\./(?!\\.\\./(index|workflows|workflows/index|testing|testing/index)$)',
+          message: publicApi,
+        },
+        { regex: '^amsflow/(?!(workflows|testing)$)', message: publicApi },
+      ],
+    ),
+  ];
+}
+
 export default tseslint.config(
   {
     ignores: [
@@ -38,49 +261,9 @@ export default tseslint.config(
       ],
     },
   },
-  {
-    // Workflow code is replayed: no Node built-ins, no side-effecting imports, and only type
-    // imports of modules that touch the outside world. The protocol module is imported by
-    // workflow code, so it obeys the same rules.
-    files: ['workflows/**/*.ts', 'protocol/**/*.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          paths: nodeBuiltins.map((name) => ({
-            name,
-            message: 'Workflow code must not use Node built-ins.',
-          })),
-          patterns: [
-            {
-              group: [
-                '**/activities',
-                '**/activities/*',
-                '**/messaging',
-                '**/messaging/*',
-                '**/worker/*',
-                '**/client/*',
-                '**/simulator/*',
-                'undici',
-                '@temporalio/client',
-                '@temporalio/worker',
-                '@temporalio/activity',
-              ],
-              allowTypeImports: true,
-              message: 'Workflow code may import these by type only.',
-            },
-          ],
-        },
-      ],
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: 'ImportDeclaration[specifiers.length=0][importKind!="type"]',
-          message: 'Side-effecting imports are not allowed in workflow code.',
-        },
-      ],
-    },
-  },
+  // The fences: what each top-level folder may import (docs/ARCHITECTURE.md, "Layout").
+  // test/lint/fences.test.ts plants a violation in each folder and expects these to report it.
+  ...fenceConfigs(),
   {
     // The web chat: native ES modules in the browser, plain JavaScript with JSDoc types. Its
     // browser globals are listed by hand (no dependency on the `globals` package, and `no-undef`

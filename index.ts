@@ -12,14 +12,14 @@ export type { EnsureAgentOptions, OutOfBandSendOptions } from './client/agents';
 export type {
   AgentStateView,
   AgentTuning,
-  AgentWorkflowInput,
   HandlerInput,
   OutboundMessage,
   Receipt,
   SendFailureType,
   SendOutcome,
   SendRequest as OutboxRequest,
-} from './workflows/types';
+} from './protocol';
+export type { AgentWorkflowInput } from './workflows/engine/state-types';
 export { agentWorkflowId, handlerWorkflowId, agentKeyProblem, AGENT_KEY_PATTERN } from './protocol/ids';
 export { InvalidAgentKeyError } from './client/agents';
 
@@ -74,7 +74,7 @@ export {
   type EncryptionKey,
   type CodecServer,
   type CodecServerOptions,
-} from './worker/codec';
+} from './codec';
 
 // The local simulator of the service
 export {

@@ -10,7 +10,7 @@
  * pollUpdates completed → child start initiated → handler started → sendMessage scheduled →
  * sendMessage started → accepted by the service.
  */
-import type { AgentTuning } from '../workflows/types';
+import type { AgentTuning } from '../protocol';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,7 +20,7 @@ import type { temporal } from '@temporalio/proto';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { MessagingClient } from '../messaging/client';
 import { startSimulator, type RunningSimulator } from '../simulator';
-import { resolveTemporalBinaries } from '../scripts/temporal-binaries';
+import { resolveTemporalBinaries } from '../tools/temporal-binaries';
 import { loadConfig } from '../worker/config';
 import { startDevServer, type RunningDevServer } from '../worker/dev-server';
 import { runAmsflow, type RunningAmsflow } from '../worker/run';

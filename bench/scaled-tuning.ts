@@ -3,7 +3,7 @@
  * chaos run, the engine suites): timeouts and backoffs shortened, the receipt settle one poll's
  * share of the window (4 s of a minute) and the timer-resolution floor scaled (1 s of a minute).
  */
-import type { AgentTuning } from '../workflows/types';
+import type { AgentTuning } from '../protocol';
 
 /** Limits raised on every endpoint (`perWindow` a window): figures of the engine's own cost, not the service's pacing. */
 export function raisedLimits(perWindow: number): Record<string, number> {

@@ -3,7 +3,7 @@
  * that its memory and CPU are its own: serving a list of agents of one simulator, on a Temporal
  * server the bench started.
  */
-import type { AgentTuning } from '../workflows/types';
+import type { AgentTuning } from '../protocol';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

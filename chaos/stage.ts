@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { startBenchWorker, type BenchWorker } from '../bench/worker-process';
-import { resolveTemporalBinaries } from '../scripts/temporal-binaries';
+import { resolveTemporalBinaries } from '../tools/temporal-binaries';
 import { startSimulator, type RunningSimulator } from '../simulator';
 import { freePort, startDevServer, type RunningDevServer } from '../worker/dev-server';
 import { scaledTuning } from '../bench/scaled-tuning';

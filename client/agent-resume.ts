@@ -10,12 +10,13 @@
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { agentWorkflowId } from '../protocol/ids';
-import { resumeSignal, stateQuery } from '../protocol/messages';
-import type { AgentStateView } from '../workflows/types';
+import { resumeAgentWorkflow } from '../protocol/agent-start';
+import { stateQuery } from '../protocol/messages';
+import type { AgentStateView } from '../protocol';
 
 /** Sends `amsflow.resume` to the agent's workflow. Throws `WorkflowNotFoundError` when it does not run. */
 export async function resumeAgent(client: Client, agentKey: string, reason: string): Promise<void> {
-  await client.workflow.getHandle(agentWorkflowId(agentKey)).signal(resumeSignal, { reason });
+  await resumeAgentWorkflow(client, agentKey, reason);
 }
 
 /**

@@ -7,8 +7,8 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { resolveLimits, type Limits } from '../messaging/limits';
 import { agentKeyProblem, agentWorkflowId } from '../protocol/ids';
 import { sendUpdate, stateQuery } from '../protocol/messages';
-import { agentWorkflow } from '../workflows/engine/workflow';
-import type { AgentStateView, AgentTuning, OutboundMessage, SendOutcome } from '../workflows/types';
+import { startAgentWorkflow } from '../protocol/agent-start';
+import type { AgentStateView, AgentTuning, OutboundMessage, SendOutcome } from '../protocol';
 
 export interface EnsureAgentOptions {
   agentKey: string;
@@ -45,22 +45,7 @@ function checkAgentKey(agentKey: unknown): void {
  */
 export async function ensureAgent(client: Client, options: EnsureAgentOptions): Promise<string> {
   checkAgentKey(options.agentKey);
-  const handle = await client.workflow.start(agentWorkflow, {
-    workflowId: agentWorkflowId(options.agentKey),
-    taskQueue: options.taskQueue,
-    workflowIdConflictPolicy: 'USE_EXISTING',
-    args: [
-      {
-        agentKey: options.agentKey,
-        limits: resolveLimits(options.limits),
-        tuning: options.tuning,
-        handlerWorkflowType: options.handlerWorkflowType,
-        recipient: options.recipient,
-        ...(options.botConfig === undefined ? {} : { botConfig: options.botConfig }),
-      },
-    ],
-  });
-  return handle.firstExecutionRunId;
+  return startAgentWorkflow(client, { ...options, limits: resolveLimits(options.limits) });
 }
 
 export interface OutOfBandSendOptions {

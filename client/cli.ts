@@ -14,7 +14,7 @@
  * contacted), 3 `approval request --wait` reached a decision other than approved.
  */
 import { Client, type Connection } from '@temporalio/client';
-import { dataConverterFromEnv, EncryptionKeysError } from '../worker/codec';
+import { dataConverterFromEnv, EncryptionKeysError } from '../codec';
 import { COMMANDS } from './cli/commands';
 import { resolve } from './cli/parse';
 import { CommandFailure, UsageError, type CommandContext, type Entry } from './cli/spec';

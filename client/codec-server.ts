@@ -1,7 +1,7 @@
 /**
  * `amsflow codec-server`: serves Temporal's remote codec protocol with the keys of
  * `AMSFLOW_ENCRYPTION_KEYS`, so that the Temporal UI shows decrypted payloads to an operator who
- * holds them (see worker/codec/codec-server.ts). Runs until SIGINT or SIGTERM.
+ * holds them (see codec/codec-server.ts). Runs until SIGINT or SIGTERM.
  */
 import {
   DEFAULT_CODEC_SERVER_PORT,
@@ -10,7 +10,7 @@ import {
   ENCRYPTION_KEYS_VARIABLE,
   encryptionKeysFromEnv,
   startCodecServer,
-} from '../worker/codec';
+} from '../codec';
 
 /** Why `--port` is not a port, or undefined. */
 export function portProblem(port: string | undefined): string | undefined {

@@ -21,7 +21,7 @@ import {
 } from '@temporalio/client';
 import { agentKeyProblem, handlerWorkflowId } from '../protocol/ids';
 import { cancelSignal, conversationQuery } from '../protocol/messages';
-import type { ConversationView } from '../workflows/types';
+import type { ConversationView } from '../protocol';
 import { InvalidAgentKeyError } from './agents';
 import { mapLimited } from './map-limited';
 import { describeTaskProblem, workflowTaskProblem, type WorkflowTaskProblem } from './task-failure';

@@ -7,7 +7,7 @@
  */
 import { ValidationError } from './errors';
 import { CAPTIONED_KINDS, INBOUND_TYPES, MEDIA_KINDS, type MediaKind } from './schemas';
-import { MEDIA_RULES_TABLE } from '../protocol/media-rules';
+import { MEDIA_RULES_TABLE } from '../core/media-rules';
 
 /** Text body cap (spec 4.1). */
 export const MAX_TEXT_CHARS = 4096;

@@ -1,8 +1,16 @@
 /**
- * The names shared by workflows, activities, worker and client: failure types, task queues,
- * workflow ids, signals, updates and queries. Side-effect free, so workflow code may import it.
+ * The contracts shared by workflows, activities, worker and client: failure types, task queues,
+ * workflow ids, signals, updates and queries and the payloads they carry. Side-effect free, so
+ * workflow code may import it; it imports nothing of the engine or of workflows/.
  */
+export * from './agent';
+export * from './agent-tuning';
+export * from './answer-words';
+export * from './conversations';
 export * from './failures';
 export * from './ids';
 export * from './messages';
 export * from './queues';
+export * from './sends';
+export * from './waits';
+export * from './wire';

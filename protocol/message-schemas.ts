@@ -21,8 +21,8 @@ const inboundMessage = z
   })
   .passthrough();
 
-/** `amsflow.send` (update) and `amsflow.sendRequest` (signal): a request to the outbox. */
-export const sendRequestSchema = z
+/** The fields of every send purpose (see `sends.ts`); which may go together is checked below. */
+const sendRequestFields = z
   .object({
     requestId: id,
     message: z.object({ type: z.string() }).passthrough(),
@@ -30,7 +30,7 @@ export const sendRequestSchema = z
     handlerSeq: count.optional(),
     retryAmbiguous: z.boolean().optional(),
     reconcileAmbiguous: z.boolean().optional(),
-    expectReply: z.boolean().optional(),
+    expectReply: z.literal(true).optional(),
     waitId: count.optional(),
     waitNextToo: z.boolean().optional(),
     answerWords: z.array(z.string()).optional(),
@@ -39,19 +39,60 @@ export const sendRequestSchema = z
   })
   .passthrough();
 
-/** `amsflow.wait`: registers or ends a workflow's wait. */
-export const waitRequestSchema = z
-  .object({
-    workflowId: id,
-    wait: z.boolean(),
-    waitId: count.optional(),
-    questionId: z.string().optional(),
-    nextToo: z.boolean().optional(),
-    answerWords: z.array(z.string()).optional(),
-    label: z.string().optional(),
-    lateText: z.string().optional(),
-  })
-  .passthrough();
+const QUESTION_FIELDS = ['waitId', 'waitNextToo', 'answerWords', 'answerLabel'] as const;
+
+/**
+ * Why a request mixes purposes (an out-of-band send, a workflow's send, a question, a nudge), or
+ * undefined: a question's fields need `expectReply`, a question or a nudge needs a requester (the
+ * answer and the outcome go there), and a request is not both a question and a nudge.
+ */
+function purposeProblem(
+  req: z.infer<typeof sendRequestFields>,
+): { path: string; message: string } | undefined {
+  const field = QUESTION_FIELDS.find((f) => req[f] !== undefined);
+  if (field && !req.expectReply)
+    return { path: field, message: 'only a question (expectReply: true) has it' };
+  if (req.expectReply && req.onlyWhileWaiting !== undefined)
+    return { path: 'onlyWhileWaiting', message: 'a question is not a nudge' };
+  const needs = req.expectReply
+    ? 'expectReply'
+    : req.onlyWhileWaiting !== undefined
+      ? 'onlyWhileWaiting'
+      : undefined;
+  if (needs && req.requester === undefined) return { path: 'requester', message: `required with ${needs}` };
+  if (req.handlerSeq !== undefined && req.requester === undefined)
+    return { path: 'requester', message: 'required with handlerSeq' };
+  return undefined;
+}
+
+/** `amsflow.send` (update) and `amsflow.sendRequest` (signal): a request to the outbox, of one purpose. */
+export const sendRequestSchema = sendRequestFields.superRefine((req, ctx) => {
+  const problem = purposeProblem(req);
+  if (problem) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [problem.path], message: problem.message });
+});
+
+/** `amsflow.wait`: registers (`wait: true`) or ends (`wait: false`) a workflow's wait. */
+export const waitRequestSchema = z.discriminatedUnion('wait', [
+  z
+    .object({
+      workflowId: id,
+      wait: z.literal(true),
+      waitId: count.optional(),
+      questionId: z.string().optional(),
+      nextToo: z.boolean().optional(),
+      answerWords: z.array(z.string()).optional(),
+      label: z.string().optional(),
+    })
+    .passthrough(),
+  z
+    .object({
+      workflowId: id,
+      wait: z.literal(false),
+      waitId: count.optional(),
+      lateText: z.string().optional(),
+    })
+    .passthrough(),
+]);
 
 /** `amsflow.release`: the handler of arrival `seq` has no first reply to send. */
 export const releaseSchema = z.object({ seq: count }).passthrough();

@@ -4,16 +4,10 @@
  * Each argument's schema is beside it in `message-schemas.ts`: handlers parse before they act.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type {
-  AgentStateView,
-  ConversationView,
-  LateMessage,
-  Receipt,
-  RoutedMessage,
-  SendOutcome,
-  SendRequest,
-  WaitRequest,
-} from '../workflows/types';
+import type { AgentStateView } from './agent';
+import type { ConversationView } from './conversations';
+import type { Receipt, SendOutcome, SendRequest, SendResult } from './sends';
+import type { LateMessage, RoutedMessage, WaitRequest } from './waits';
 import type { ApprovalView } from './approvals';
 
 // The agent workflow: what other workflows and clients send it.
@@ -39,8 +33,7 @@ export const stateQuery = defineQuery<AgentStateView>('amsflow.state');
 
 // Conversation workflows: what the agent workflow sends them.
 /** The outcome of a {@link sendRequestSignal}. */
-export const sendResultSignal =
-  defineSignal<[{ requestId: string; outcome: SendOutcome }]>('amsflow.sendResult');
+export const sendResultSignal = defineSignal<[SendResult]>('amsflow.sendResult');
 /** An inbound message routed to a waiting workflow. */
 export const inboundSignal = defineSignal<[RoutedMessage]>('amsflow.inbound');
 /** A human's answer to a question of the workflow whose wait had already timed out. */

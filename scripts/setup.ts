@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { resolveTemporalBinaries, ToolsUnavailableError } from './temporal-binaries';
+import { resolveTemporalBinaries, ToolsUnavailableError } from '../tools/temporal-binaries';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 

@@ -27,10 +27,10 @@ import type { Limits } from '../messaging/limits';
 import { agentWorkflowId } from '../protocol/ids';
 import { wakeSignal } from '../protocol/messages';
 import { QUEUE_SUFFIX, activityQueue, type Endpoint } from '../protocol/queues';
-import { resolveTemporalBinaries } from '../scripts/temporal-binaries';
+import { resolveTemporalBinaries } from '../tools/temporal-binaries';
 import { startSimulator, type RunningSimulator } from '../simulator';
 import { bundleBot } from '../worker/bot-bundle';
-import type { AgentTuning } from '../workflows/types';
+import type { AgentTuning } from '../protocol';
 import {
   describeMatcher,
   matches,

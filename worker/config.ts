@@ -8,9 +8,9 @@ import { z } from 'zod';
 import type { Limits } from '../messaging/limits';
 import { AGENT_KEY_PATTERN } from '../protocol/ids';
 import { DEFAULT_TASK_QUEUE } from '../protocol/queues';
-import type { AgentTuning } from '../workflows/types';
+import type { AgentTuning } from '../protocol';
 import { canonicalTimeZone, isTimeZone } from '../core/zoned-time';
-import { EncryptionKeysSchema, type EncryptionKey } from './codec/keys';
+import { EncryptionKeysSchema, type EncryptionKey } from '../codec/keys';
 import { readBotConfig } from './bot-config';
 import { BaseUrlSchema, parseAgentEntries, tokenProblem } from './config-checks';
 
@@ -166,7 +166,7 @@ export const EnvSchema = z.object({
   /** `1`: log message bodies, at debug level only. Off by default. */
   AMSFLOW_LOG_BODIES: z.enum(['0', '1', 'true', 'false']).default('0'),
   AMSFLOW_HEALTH_CHECK_MS: z.coerce.number().int().min(100).default(15_000),
-  /** `id:base64key,...` (current first): encryption at rest (worker/codec). Unset: off. */
+  /** `id:base64key,...` (current first): encryption at rest (codec/). Unset: off. */
   AMSFLOW_ENCRYPTION_KEYS: EncryptionKeysSchema.optional(),
 });
 

@@ -20,17 +20,16 @@ import type { Duration } from '@temporalio/common';
 import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type Activities } from '../activities';
 import { createScheduleActivities } from '../activities/schedules';
-import { resumeAgent } from '../client/agent-resume';
-import { ensureAgent } from '../client/agents';
 import { MessagingClient } from '../messaging/client';
 import { resolveLimits, type Limits } from '../messaging/limits';
-import { resolveTemporalBinaries } from '../scripts/temporal-binaries';
+import { resolveTemporalBinaries } from '../tools/temporal-binaries';
 import { SimulatorStateError, startSimulator, type RestoredState, type RunningSimulator } from '../simulator';
 import { mediaDirOf } from '../simulator/state-file';
 import { activityQueue, type Endpoint } from '../protocol/queues';
+import { resumeAgentWorkflow, startAgentWorkflow } from '../protocol/agent-start';
 import { agentTimeZones, type WorkerConfig } from './config';
 import { bundleBot, DEFAULT_HANDLER_WORKFLOW_TYPE } from './bot-bundle';
-import { dataConverterFor } from './codec';
+import { dataConverterFor } from '../codec';
 import { claimablePort, PortInUseError, startDevServer, type RunningDevServer } from './dev-server';
 import { Observability } from './observability';
 import { noteFreshPaths } from './start-leftovers';
@@ -360,17 +359,17 @@ export async function runAmsflow(
     const running = workers.map((w) => w.run());
 
     for (const agent of agents) {
-      await ensureAgent(client, {
+      await startAgentWorkflow(client, {
         agentKey: agent.agentKey,
         taskQueue: config.taskQueue,
-        limits: config.limits,
+        limits: resolveLimits(config.limits),
         tuning: config.tuning,
         handlerWorkflowType: agent.handlerWorkflowType,
         recipient: agent.recipient,
         botConfig: config.botConfig,
       });
       // An agent a refusal stopped (a bad token) polls again: this worker may hold a new token.
-      await resumeAgent(client, agent.agentKey, 'worker start');
+      await resumeAgentWorkflow(client, agent.agentKey, 'worker start');
       log(`amsflow: agent "${agent.agentKey}" is running (workflow agent:${agent.agentKey})`);
     }
     obs.running(workers, nativeConnection);

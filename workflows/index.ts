@@ -128,4 +128,4 @@ export type {
   Receipt,
   SendFailureType,
   SendOutcome,
-} from './types';
+} from '../protocol';

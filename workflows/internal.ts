@@ -9,10 +9,9 @@ export type {
   AgentError,
   AgentStateView,
   AgentTuning,
-  AgentWorkflowInput,
-  CarriedState,
   RoutedMessage,
   SendRequest,
   WaitRequest,
-} from './types';
+} from '../protocol';
+export type { AgentWorkflowInput, CarriedState } from './engine/state-types';
 export { DEFAULT_TUNING } from './engine/tuning';

@@ -1,7 +1,6 @@
 /** `amsflow ensure`, `send` and `state`: the agent's workflow from outside. */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { agentWorkflowId } from '../../protocol/ids';
-import { textMessage } from '../../workflows/author/builders';
 import {
   agentNotRunningMessage,
   agentRunning,
@@ -11,6 +10,7 @@ import {
 } from '../agents';
 import { agentOption, taskQueue } from './options';
 import { command, CommandFailure } from './spec';
+import { cliTextMessage } from './text-message';
 
 /** How long `state` waits for the agent's answer (only a worker answers a query). */
 const STATE_QUERY_TIMEOUT_MS = 10_000;
@@ -97,7 +97,7 @@ export const sendCommand = command({
       outcome = await sendThroughOutbox(
         client,
         agentKey,
-        textMessage(args.join(' '), { replyTo: values['reply-to'] }),
+        cliTextMessage(args.join(' '), values['reply-to']),
         { requestId: values['request-id'], retryAmbiguous: values['retry-ambiguous'] },
       );
     } catch (err) {

@@ -1,5 +1,5 @@
 /** `amsflow codec-server`: decrypts payloads for the Temporal UI; contacts no Temporal server. */
-import { DEFAULT_CODEC_SERVER_PORT, DEFAULT_UI_ORIGINS } from '../../worker/codec';
+import { DEFAULT_CODEC_SERVER_PORT, DEFAULT_UI_ORIGINS } from '../../codec';
 import { originProblem, portProblem, runCodecServer } from '../codec-server';
 import { command } from './spec';
 

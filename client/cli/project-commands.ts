@@ -2,7 +2,7 @@
  * The commands of a bot project (`amsflow init` makes one; its package.json runs the others).
  * None of them connects to Temporal.
  */
-import { resolveTemporalBinaries, ToolsUnavailableError, toolsDir } from '../../scripts/temporal-binaries';
+import { resolveTemporalBinaries, ToolsUnavailableError, toolsDir } from '../../tools/temporal-binaries';
 import { initProject, InitError } from '../init';
 import { command, CommandFailure } from './spec';
 

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { amsflowSource, initProject, InitError, packageName, projectManifest } from '../../client/init';
-import { toolsDirFor } from '../../scripts/temporal-binaries';
+import { toolsDirFor } from '../../tools/temporal-binaries';
 
 const dir = mkdtempSync(join(tmpdir(), 'amsflow-init-unit-'));
 

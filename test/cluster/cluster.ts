@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { findClusterTools, type ClusterTools } from '../../scripts/cluster-tools';
-import { resolveTemporalBinaries } from '../../scripts/temporal-binaries';
+import { resolveTemporalBinaries } from '../../tools/temporal-binaries';
 import { startPostgres, type RunningPostgres } from './postgres';
 import { serverEnv, serverPorts, TemporalServer, lowFreePorts } from './temporal-server';
 

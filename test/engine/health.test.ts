@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getAgentState } from '../../client/agents';
 import { freePort } from '../../worker/dev-server';
-import type { AgentStateView } from '../../workflows/types';
+import type { AgentStateView } from '../../protocol';
 import { bundle, waitFor } from '../support/temporal';
 import { Engine, engineSuite } from './support';
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { DEFAULT_MEDIA_RULES } from '../../messaging/validation';
-import type { InboundMessage } from '../../workflows/types';
+import type { InboundMessage } from '../../protocol';
 import {
   MAX_CAPTION_CHARS,
   MAX_INLINE_MEDIA_BYTES,

@@ -9,7 +9,7 @@ import { main as cli } from '../../client/cli';
 import { sendThroughOutbox, getAgentState } from '../../client/agents';
 import { textMessage } from '../../workflows/author/builders';
 import { freePort } from '../../worker/dev-server';
-import type { AgentStateView } from '../../workflows/types';
+import type { AgentStateView } from '../../protocol';
 import { devServerAddress, waitFor } from '../support/temporal';
 import { engineSuite, failureTypeOf, type Engine } from './support';
 

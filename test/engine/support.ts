@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { WorkflowFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../simulator';
-import type { AgentTuning } from '../../workflows/types';
+import type { AgentTuning } from '../../protocol';
 import { bundle, connectDevServer, devServerAddress, waitFor } from '../support/temporal';
 
 const projectRoot = resolve(__dirname, '..', '..');

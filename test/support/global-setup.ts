@@ -9,7 +9,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { resolveTemporalBinaries } from '../../scripts/temporal-binaries';
+import { resolveTemporalBinaries } from '../../tools/temporal-binaries';
 import type { RunningDevServer } from '../../worker/dev-server';
 import { startScratchDevServer } from '../../worker/dev-server-retry';
 import { withChildCaches } from './child-caches-env';

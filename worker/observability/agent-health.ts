@@ -9,32 +9,11 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { agentWorkflowId } from '../../protocol/ids';
 import { stateQuery } from '../../protocol/messages';
-import type { AgentStateView } from '../../workflows/types';
+import type { AgentStateView } from '../../protocol';
 import type { AmsflowMetrics } from './amsflow-metrics';
+import type { AgentHealth } from './health-status';
 
-/** What an agent is: fine, or why not. */
-export const AGENT_HEALTH_STATUSES = [
-  'ok',
-  'unauthorized',
-  'refused',
-  'task_failing',
-  'not_polling',
-  'not_running',
-  'unknown',
-] as const;
-export type AgentHealthStatus = (typeof AGENT_HEALTH_STATUSES)[number];
-
-export interface AgentHealth {
-  agentKey: string;
-  status: AgentHealthStatus;
-  /** Why not ok, with what to do. */
-  reason?: string;
-  /** The pending workflow task's attempt, when one is pending. */
-  workflowTaskAttempt?: number;
-  /** Seconds past the time the agent's next poll should have ended (0 when on time). */
-  pollOverdueSeconds?: number;
-  checkedAt: string;
-}
+export { AGENT_HEALTH_STATUSES, type AgentHealth, type AgentHealthStatus } from './health-status';
 
 /** What Temporal said about the agent workflow. */
 export interface AgentObservation {

@@ -4,7 +4,7 @@
  * through the workflow metric sink (workflow-metrics-sink.ts). Labels are bounded: the agent
  * key, the endpoint and small fixed sets of outcomes.
  */
-import { AGENT_HEALTH_STATUSES, type AgentHealth } from './agent-health';
+import { AGENT_HEALTH_STATUSES, type AgentHealth } from './health-status';
 import { Counter, Gauge, Histogram, MetricsRegistry } from './metrics-registry';
 
 /** Poll latency buckets, in seconds: long polls wait up to 25 s. */

@@ -12,13 +12,13 @@ import { AmsflowMetrics } from './amsflow-metrics';
 import { AmsflowLogger, type LineSink } from './logger';
 import { startMetricsServer, type MetricsServer } from './metrics-server';
 import { Readiness } from './readiness';
-import { registerSecret } from './redact';
+import { registerSecret } from '../../core/redact';
 import { runtimeMetricsUrl } from './runtime';
 import { routeWorkflowMetrics } from './workflow-metrics-meter';
 
 export { AmsflowLogger } from './logger';
 export { installRuntime, runtimeMetricsUrl } from './runtime';
-export { registerSecret } from './redact';
+export { registerSecret } from '../../core/redact';
 export { MetricsPortInUseError } from './metrics-server';
 export { AgentHealthMonitor, judgeAgent, type AgentHealth } from './agent-health';
 

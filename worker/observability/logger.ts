@@ -5,7 +5,7 @@
  * debug level when `AMSFLOW_LOG_BODIES=1`.
  */
 import type { LogLevel, LogMetadata, Logger } from '@temporalio/common';
-import { redact, redactText } from './redact';
+import { redact, redactText } from '../../core/redact';
 
 /** `AMSFLOW_LOG_FORMAT`. */
 export type LogFormat = 'json' | 'pretty';

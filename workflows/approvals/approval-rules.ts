@@ -2,8 +2,8 @@
  * The rules of an approval's answer, pure: which words and reactions approve or reject, and
  * when the human's message was written (exactly, from its wire timestamp).
  */
-import { answerWord } from '../engine/router';
-import type { InboundMessage } from '../types';
+import { answerWord } from '../../protocol/answer-words';
+import type { InboundMessage } from '../../protocol';
 
 const YES = ['yes', 'y', 'yep', 'yeah', 'ok', 'okay', 'sure', 'approve', 'approved', '👍', '✅'];
 const NO = ['no', 'n', 'nope', 'nah', 'reject', 'rejected', 'deny', 'denied', '👎', '❌'];

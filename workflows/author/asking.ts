@@ -9,7 +9,7 @@ import { checkAsk, checkWait, checkWaitForReceipt } from './api-checks';
 import { textMessage } from './builders';
 import { current, rank } from './conversation-state';
 import { request, type SendOptions } from './sending';
-import type { InboundMessage, OutboundMessage, Receipt } from '../types';
+import type { InboundMessage, OutboundMessage, Receipt } from '../../protocol';
 import {
   beginWait,
   cancelledFailure,

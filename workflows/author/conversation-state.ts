@@ -20,7 +20,7 @@ import {
   sendResultSchema,
 } from '../../protocol/message-schemas';
 import { setCheckedSignal } from './checked-handlers';
-import type { ConversationView, InboundMessage, Receipt, RoutedMessage, SendOutcome } from '../types';
+import type { ConversationView, InboundMessage, Receipt, RoutedMessage, SendOutcome } from '../../protocol';
 
 /** What a side command is told of the wait it interrupts. */
 export interface PendingWait {

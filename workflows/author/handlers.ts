@@ -18,11 +18,11 @@ import {
   type ConversationSettings,
   type SideCommand,
 } from './conversation-state';
-import { setMediaTaskQueuePrefix } from '../media/media';
+import { setActivityQueuePrefix } from './activity-queues';
 import { DEFAULT_CANCEL_WORDS } from './prompt-rules';
 import { release, reply } from './sending';
 import { EXPIRED_QUESTION_TEXT } from './text';
-import type { HandlerInput, InboundMessage } from '../types';
+import type { HandlerInput, InboundMessage } from '../../protocol';
 import { isCancelled } from './waiting';
 
 /**
@@ -125,7 +125,7 @@ export function handleMessages<Config = unknown>(
     checkFunction('handleMessages', 'handler', handler ?? null);
     checkConversationOptions('handleMessages', options as Record<string, unknown>);
     open(input.agentWorkflowId, input.agentKey, settingsOf(options), input.seq);
-    setMediaTaskQueuePrefix(input.activityQueuePrefix);
+    setActivityQueuePrefix(input.activityQueuePrefix);
     handleLate(options);
     const ctx: HandlerContext<Config> = {
       agentKey: input.agentKey,

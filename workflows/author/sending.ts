@@ -7,7 +7,7 @@ import { releaseSignal, sendRequestSignal, typingSignal } from '../../protocol/m
 import { checkReply, checkSend, checkText, checkTyping } from './api-checks';
 import { textMessage, type TextMessageOptions } from './builders';
 import { current, type Conversation } from './conversation-state';
-import type { InboundMessage, OutboundMessage, SendRequest } from '../types';
+import type { InboundMessage, OutboundMessage, SendRequest, WorkflowSend } from '../../protocol';
 
 export interface SendOptions {
   /**
@@ -41,6 +41,25 @@ export interface RequestExtras {
   answers?: { words: string[]; label: string };
 }
 
+/** With a `waitId`: a question, whose answer the agent routes to this workflow's wait. */
+function question(base: WorkflowSend, options: RequestExtras): SendRequest | undefined {
+  if (options.waitId === undefined) return undefined;
+  return {
+    ...base,
+    expectReply: true,
+    waitId: options.waitId,
+    ...(options.waitNextToo === undefined ? {} : { waitNextToo: options.waitNextToo }),
+    ...(options.answers ? { answerWords: options.answers.words, answerLabel: options.answers.label } : {}),
+  };
+}
+
+/** With `onlyWhileWaiting`: a nudge, dropped once that wait was answered. */
+function nudge(base: WorkflowSend, options: RequestExtras): SendRequest | undefined {
+  return options.onlyWhileWaiting === undefined
+    ? undefined
+    : { ...base, onlyWhileWaiting: options.onlyWhileWaiting };
+}
+
 /** Issues a send request to the agent's outbox; returns its id. */
 async function issue(
   conv: Conversation,
@@ -56,18 +75,15 @@ async function issue(
   const handlerSeq = conv.seq;
   // The first request carries the handler's place in line; after it, no more holding back.
   conv.seq = undefined;
-  const req: SendRequest = {
+  const base: WorkflowSend = {
     requestId,
     message,
     requester: info.workflowId,
     handlerSeq,
     retryAmbiguous: options.retryAmbiguous,
     reconcileAmbiguous: options.reconcileAmbiguous,
-    ...(options.waitId === undefined ? {} : { expectReply: true, waitId: options.waitId }),
-    ...(options.waitNextToo === undefined ? {} : { waitNextToo: options.waitNextToo }),
-    ...(options.answers ? { answerWords: options.answers.words, answerLabel: options.answers.label } : {}),
-    ...(options.onlyWhileWaiting === undefined ? {} : { onlyWhileWaiting: options.onlyWhileWaiting }),
   };
+  const req: SendRequest = question(base, options) ?? nudge(base, options) ?? base;
   await getExternalWorkflowHandle(conv.agentWorkflowId).signal(sendRequestSignal, req);
   return requestId;
 }

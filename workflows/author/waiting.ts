@@ -24,7 +24,7 @@ import { textMessage } from './builders';
 import { current, type Conversation } from './conversation-state';
 import { commandOf, isCancelWord } from './prompt-rules';
 import { release, request, type SentMessage } from './sending';
-import type { InboundMessage } from '../types';
+import type { InboundMessage } from '../../protocol';
 
 /** How a wait ended: the typed result of {@link firstOf}. */
 export type WaitOutcome =

@@ -5,7 +5,8 @@
  * `CARRIED_STATE_MAX_BYTES`, below Temporal's 2 MB payload limit; a unit test fills every part
  * to its bound with the largest entries and checks it.
  */
-import type { AgentCounters, AgentError, AgentRefusal, CarriedState } from '../types';
+import type { AgentCounters, AgentError, AgentRefusal } from '../../protocol';
+import type { CarriedState } from './state-types';
 import type { FirstReplyOrder } from './first-reply-order';
 import type { Outbox } from './outbox';
 import type { PollCursor } from './poll-cursor';

@@ -5,7 +5,7 @@
 import { getExternalWorkflowHandle } from '@temporalio/workflow';
 import { inboundSignal } from '../../protocol/messages';
 import { uncheckedTextMessage } from '../author/builders';
-import type { InboundMessage, RoutedMessage } from '../types';
+import type { InboundMessage, RoutedMessage } from '../../protocol';
 import type { Waiter } from './router';
 import type { AgentRuntime } from './runtime';
 

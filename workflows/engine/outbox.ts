@@ -6,7 +6,7 @@
  * past `maxQueued` requests or `maxQueuedBytes` of them, a new request is refused at once with
  * `OutboxFull`. Pure.
  */
-import type { SendOutcome, SendRequest } from '../types';
+import type { SendOutcome, SendRequestFields as SendRequest } from '../../protocol';
 import { BoundedMap } from './bounded-map';
 import type { FirstReplyOrder } from './first-reply-order';
 import { jsonBytes } from './size';

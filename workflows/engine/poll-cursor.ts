@@ -5,7 +5,7 @@
  * dispatches a message twice. Pure.
  */
 import type { PollOutput } from '../../activities/types';
-import type { Contact, InboundMessage } from '../types';
+import type { Contact, InboundMessage } from '../../protocol';
 import { BoundedMap } from './bounded-map';
 
 export interface CursorState {

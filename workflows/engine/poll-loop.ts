@@ -20,7 +20,7 @@ import { handlerWorkflowId } from '../../protocol/ids';
 import { lateSignal, receiptSignal } from '../../protocol/messages';
 import { countHandlerStart } from '../author/metrics';
 import { EXPIRED_QUESTION_TEXT } from '../author/text';
-import type { InboundMessage, Status } from '../types';
+import type { InboundMessage, Status } from '../../protocol';
 import { answer, deliverTo } from './delivery';
 import { requestVerdict } from './failure';
 import { readToEnd } from './poll-cursor';

@@ -13,7 +13,7 @@
  *   and routed once that send has settled. Continue-as-new waits for held messages.
  */
 import { condition, patched } from '@temporalio/workflow';
-import type { InboundMessage } from '../types';
+import type { InboundMessage } from '../../protocol';
 import { Router } from './router';
 import type { AgentRuntime } from './runtime';
 

@@ -3,7 +3,7 @@
  * is settled with. Bounded: routes and sent ids beyond `limit` are forgotten oldest first, and
  * a receipt for an id nobody waits for is dropped and counted. Pure.
  */
-import type { Status } from '../types';
+import type { Status } from '../../protocol';
 import { BoundedMap } from './bounded-map';
 
 export interface LedgerState {

@@ -7,7 +7,7 @@
  * Pure: each rule has a unit test.
  */
 import { ActivityFailureTypes as F } from '../../protocol/failures';
-import type { AgentRefusal, SendOutcome } from '../types';
+import type { AgentRefusal, SendOutcome } from '../../protocol';
 import type { FailureInfo } from './failure';
 
 /** The refusal `info` is, or undefined when the failure does not stop the agent. */

@@ -10,7 +10,8 @@
  * hand-back for the `ROUTED_KEPT` most recent deliveries: a wait ends within seconds of a
  * crossing delivery, and a message is up to 16 KB of carried state.
  */
-import type { InboundMessage, RoutedMessage } from '../types';
+import type { InboundMessage, RoutedMessage } from '../../protocol';
+import { answerWord } from '../../protocol/answer-words';
 import { BoundedMap } from './bounded-map';
 import { WhichOnes, type WhichOne } from './which-one';
 
@@ -40,15 +41,6 @@ export interface WordWaiter {
   words: string[];
   /** What "which one?" lists it as (the question, shortened). */
   label: string;
-}
-
-/** The key a bare answer is compared on: trimmed, lower case, emoji skin tones removed. */
-export function answerWord(text: string): string {
-  return text
-    .trim()
-    .toLowerCase()
-    .replace(/[\u{1F3FB}-\u{1F3FF}]/gu, '')
-    .replace(/\uFE0F/g, '');
 }
 
 /**

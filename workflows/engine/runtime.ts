@@ -5,7 +5,8 @@
  */
 import { log, sleep, workflowInfo } from '@temporalio/workflow';
 import { countAgentRefusal } from '../author/metrics';
-import type { AgentCounters, AgentError, AgentRefusal, AgentWorkflowInput, CarriedState } from '../types';
+import type { AgentCounters, AgentError, AgentRefusal } from '../../protocol';
+import type { AgentWorkflowInput, CarriedState } from './state-types';
 import { agentActivities, type AgentActivities } from './activity-proxies';
 import { composeCarried } from './carried-state';
 import { failureInfo } from './failure';

@@ -5,7 +5,7 @@
  */
 import { condition, getExternalWorkflowHandle } from '@temporalio/workflow';
 import { sendResultSignal } from '../../protocol/messages';
-import type { SendOutcome } from '../types';
+import type { SendOutcome } from '../../protocol';
 import { failureInfo, sendVerdict } from './failure';
 import type { Queued } from './outbox';
 import { refusalOf, refusedOutcome } from './refusal';

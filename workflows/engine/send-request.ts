@@ -3,7 +3,7 @@
  * rejects a bad request before it enters history, and a bad `sendRequest` signal is answered
  * with a `SendInvalid` outcome instead of being dropped.
  */
-import type { SendOutcome, SendRequest } from '../types';
+import type { SendOutcome, SendRequest } from '../../protocol';
 
 /** Why `req` is not a usable send request, or undefined when it is. */
 export function sendRequestProblem(req: unknown): string | undefined {

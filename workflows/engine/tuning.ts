@@ -2,7 +2,7 @@
  * Defaults of the agent workflow's tuning (`AgentTuning`). The spec's limits stay the defaults;
  * tests shorten windows and timeouts through the same fields.
  */
-import type { AgentTuning } from '../types';
+import type { AgentTuning } from '../../protocol';
 
 export type Tuning = Required<AgentTuning>;
 

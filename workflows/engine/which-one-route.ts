@@ -3,7 +3,7 @@
  * the list; a reply to the list with a number gives the held answer to that wait; any other reply
  * to the list gets it again.
  */
-import type { InboundMessage } from '../types';
+import type { InboundMessage } from '../../protocol';
 import { answer, deliverTo } from './delivery';
 import type { AgentRuntime } from './runtime';
 import { whichOneText, type WhichChoice } from './which-one';

@@ -7,7 +7,7 @@
  * Bounds: the `WHICH_ONES_KEPT` most recent lists (an older list quoted is an ordinary message),
  * each with its first `CHOICES_KEPT` waits pickable by number (the rest by quoting them).
  */
-import type { InboundMessage } from '../types';
+import type { InboundMessage } from '../../protocol';
 import { BoundedMap } from './bounded-map';
 
 /** Lists remembered. */

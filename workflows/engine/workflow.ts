@@ -30,7 +30,8 @@ import {
   waitRequestSchema,
 } from '../../protocol/message-schemas';
 import { dropSignal, setCheckedSignal, setCheckedUpdate, signalProblem } from '../author/checked-handlers';
-import type { AgentStateView, AgentWorkflowInput, SendRequest } from '../types';
+import type { AgentStateView, SendRequest } from '../../protocol';
+import type { AgentWorkflowInput } from './state-types';
 import { runPollLoop, route, type PollHandle } from './poll-loop';
 import { AgentRuntime, PATCH_CAN_WAITS_FOR_POLL } from './runtime';
 import { notifyRequester, runOutbox } from './send-loop';

@@ -6,8 +6,8 @@
  */
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { SendOptions, SentMessage } from '../author/sending';
-import type { InboundMessage } from '../types';
-import { MEDIA_RULES_TABLE } from '../../protocol/media-rules';
+import type { InboundMessage } from '../../protocol';
+import { MEDIA_RULES_TABLE } from '../../core/media-rules';
 
 // ---------------------------------------------------------------------------------------------
 // Limits and rules
@@ -37,7 +37,7 @@ export interface MediaKindRule {
 
 /**
  * MIME types and size caps per kind. The spec does not show them; these are WIRE-CONVENTIONS'
- * (WhatsApp's published caps, decimal bytes): the one table in `protocol/media-rules.ts`, which
+ * (WhatsApp's published caps, decimal bytes): the one table in `core/media-rules.ts`, which
  * the messaging client's `DEFAULT_MEDIA_RULES` is too.
  */
 export const MEDIA_RULES: Readonly<Record<MediaKind, MediaKindRule>> = MEDIA_RULES_TABLE;

@@ -10,6 +10,7 @@
  * The service itself never takes bytes in a message (spec 1, 4.1): a media message references
  * a media id from an earlier upload, and there are no links.
  */
+import { activityQueuePrefix, setActivityQueuePrefix } from '../author/activity-queues';
 import {
   ActivityFailure,
   ApplicationFailure,
@@ -23,7 +24,7 @@ import { activityQueue } from '../../protocol/queues';
 import { mediaMessage } from '../author/builders';
 import { send } from '../author/sending';
 import { current } from '../author/conversation-state';
-import type { InboundMessage } from '../types';
+import type { InboundMessage } from '../../protocol';
 import {
   MAX_INLINE_MEDIA_BYTES,
   base64ToBytes,
@@ -51,8 +52,6 @@ export * from './media-rules';
 // Where the media activities run
 // ---------------------------------------------------------------------------------------------
 
-let queuePrefix: string | undefined;
-
 /**
  * Sets the prefix of the activity task queues this workflow's media requests go to
  * (`<prefix>-media`): the agent's `activityQueuePrefix`. Handlers get it from their input;
@@ -60,7 +59,7 @@ let queuePrefix: string | undefined;
  * agent's, whose prefix defaults to it. Call it in a workflow started on another task queue.
  */
 export function setMediaTaskQueuePrefix(prefix: string | undefined): void {
-  queuePrefix = prefix;
+  setActivityQueuePrefix(prefix);
 }
 
 type MediaActivities = Pick<Activities, 'uploadMedia' | 'getMedia' | 'downloadMedia'>;
@@ -75,7 +74,7 @@ type MediaActivities = Pick<Activities, 'uploadMedia' | 'getMedia' | 'downloadMe
  */
 function mediaActivities(): MediaActivities {
   return proxyActivities<Activities>({
-    taskQueue: activityQueue(queuePrefix ?? workflowInfo().taskQueue, 'media'),
+    taskQueue: activityQueue(activityQueuePrefix() ?? workflowInfo().taskQueue, 'media'),
     startToCloseTimeout: '60s',
     retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 4 },
   });

@@ -5,7 +5,7 @@
 import { judgeAgent, type AgentObservation } from '../../../worker/observability/agent-health';
 import { AmsflowMetrics } from '../../../worker/observability/amsflow-metrics';
 import { Readiness } from '../../../worker/observability/readiness';
-import type { AgentStateView } from '../../../workflows/types';
+import type { AgentStateView } from '../../../protocol';
 
 const now = Date.parse('2026-01-01T12:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString();

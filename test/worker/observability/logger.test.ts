@@ -4,7 +4,7 @@
  * `AMSFLOW_LOG_BODIES=1`, and the level filter.
  */
 import { AmsflowLogger, type LoggerOptions } from '../../../worker/observability/logger';
-import { registerSecret, REDACTED } from '../../../worker/observability/redact';
+import { registerSecret, REDACTED } from '../../../core/redact';
 
 const TOKEN = 'tok-0123456789abcdef';
 registerSecret(TOKEN);

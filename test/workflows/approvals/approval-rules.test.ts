@@ -6,7 +6,7 @@ import {
   messageTime,
 } from '../../../workflows/approvals/approval-rules';
 import { Router } from '../../../workflows/engine/router';
-import type { InboundMessage } from '../../../workflows/types';
+import type { InboundMessage } from '../../../protocol';
 
 const text = (body: string, id = 'm', quoting?: string) =>
   ({

@@ -8,7 +8,7 @@ import {
   nudgeTimes,
   parseAnswer,
 } from '../../../workflows/author/prompt-rules';
-import type { InboundMessage } from '../../../workflows/types';
+import type { InboundMessage } from '../../../protocol';
 
 const text = (body: string) => ({ id: 'm', type: 'text', text: { body } }) as unknown as InboundMessage;
 const photo = { id: 'p', type: 'image', image: { id: 'x' } } as unknown as InboundMessage;

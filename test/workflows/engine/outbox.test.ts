@@ -1,6 +1,6 @@
 import { FirstReplyOrder } from '../../../workflows/engine/first-reply-order';
 import { Outbox } from '../../../workflows/engine/outbox';
-import type { SendRequest } from '../../../workflows/types';
+import type { SendRequest } from '../../../protocol';
 
 const bounds = { recentIdsKept: 100, maxQueued: 10, maxQueuedBytes: 10_000 };
 const req = (requestId: string, handlerSeq?: number, body = 'hi'): SendRequest => ({

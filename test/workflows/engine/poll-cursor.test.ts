@@ -1,5 +1,5 @@
 import { PollCursor, readToEnd } from '../../../workflows/engine/poll-cursor';
-import type { InboundMessage } from '../../../workflows/types';
+import type { InboundMessage } from '../../../protocol';
 
 const msg = (id: string, from = 'user:1') =>
   ({ id, from, timestamp: '1', type: 'text', text: { body: id } }) as InboundMessage;

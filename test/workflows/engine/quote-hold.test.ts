@@ -1,5 +1,5 @@
 import { quotesUnsettled, type QuoteView } from '../../../workflows/engine/quote-hold';
-import type { InboundMessage } from '../../../workflows/types';
+import type { InboundMessage } from '../../../protocol';
 
 const message = (extra: Partial<InboundMessage>): InboundMessage => ({
   from: 'user:1',

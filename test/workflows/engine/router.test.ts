@@ -1,5 +1,5 @@
 import { Router } from '../../../workflows/engine/router';
-import type { InboundMessage } from '../../../workflows/types';
+import type { InboundMessage } from '../../../protocol';
 
 const text = (id: string, body: string, quoting?: string): InboundMessage => ({
   from: 'user:1',

@@ -1,5 +1,5 @@
 import { WhichOnes, choiceNumber, whichOneText } from '../../../workflows/engine/which-one';
-import type { InboundMessage } from '../../../workflows/types';
+import type { InboundMessage } from '../../../protocol';
 
 const text = (body: string, id = 'm1', quote?: string): InboundMessage => ({
   from: 'user:1',

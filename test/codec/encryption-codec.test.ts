@@ -1,5 +1,5 @@
 /**
- * The AES-256-GCM payload codec (worker/codec): round trips, the key id in the metadata,
+ * The AES-256-GCM payload codec (codec/): round trips, the key id in the metadata,
  * rotation, unknown keys and tampering; and `AMSFLOW_ENCRYPTION_KEYS` as the worker and the CLI
  * read it.
  */
@@ -10,7 +10,7 @@ import {
   encodeErrorToFailure,
   loadDataConverter,
 } from '@temporalio/common/lib/internal-non-workflow';
-import { ConfigError, loadConfig } from '../../../worker/config';
+import { ConfigError, loadConfig } from '../../worker/config';
 import {
   dataConverterFor,
   ENCRYPTED_ENCODING,
@@ -20,8 +20,8 @@ import {
   EncryptionKeysError,
   KEY_ID_METADATA,
   type EncryptionKey,
-} from '../../../worker/codec';
-import { redactText, REDACTED } from '../../../worker/observability/redact';
+} from '../../codec';
+import { redactText, REDACTED } from '../../core/redact';
 
 const key = (id: string): EncryptionKey => ({ id, key: randomBytes(32) });
 const env = (...keys: EncryptionKey[]) => keys.map((k) => `${k.id}:${k.key.toString('base64')}`).join(',');

@@ -12,17 +12,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
-import { SimulatorControl } from '../../../simulator';
-import { ConfigError, loadConfig } from '../../../worker/config';
-import {
-  EncryptionCodec,
-  EncryptionCodecError,
-  KEY_ID_METADATA,
-  type EncryptionKey,
-} from '../../../worker/codec';
-import { freePort } from '../../../worker/dev-server';
-import { runAmsflow, type RunningAmsflow } from '../../../worker/run';
-import { agentWorkflowId } from '../../../protocol/ids';
+import { SimulatorControl } from '../../simulator';
+import { ConfigError, loadConfig } from '../../worker/config';
+import { EncryptionCodec, EncryptionCodecError, KEY_ID_METADATA, type EncryptionKey } from '../../codec';
+import { freePort } from '../../worker/dev-server';
+import { runAmsflow, type RunningAmsflow } from '../../worker/run';
+import { agentWorkflowId } from '../../protocol/ids';
 
 jest.setTimeout(240_000);
 

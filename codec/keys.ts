@@ -5,7 +5,7 @@
  * is registered as a secret: no log line will contain it.
  */
 import { z } from 'zod';
-import { registerSecret } from '../observability/redact';
+import { registerSecret } from '../core/redact';
 
 /** The variable holding the keys. */
 export const ENCRYPTION_KEYS_VARIABLE = 'AMSFLOW_ENCRYPTION_KEYS';

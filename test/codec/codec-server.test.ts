@@ -1,10 +1,10 @@
 /**
- * The codec server (worker/codec/codec-server.ts) over HTTP, as the Temporal UI calls it: encode
+ * The codec server (codec/codec-server.ts) over HTTP, as the Temporal UI calls it: encode
  * then decode, CORS for the allowed UI origins only, errors; and `amsflow codec-server`.
  */
 import { randomBytes } from 'node:crypto';
-import { EncryptionCodec, startCodecServer, type CodecServer } from '../../../worker/codec';
-import { run } from '../../client/cli-runner';
+import { EncryptionCodec, startCodecServer, type CodecServer } from '../../codec';
+import { run } from '../client/cli-runner';
 
 const keys = [{ id: 'k1', key: randomBytes(32) }];
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');

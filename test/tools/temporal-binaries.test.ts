@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { resolveTemporalBinaries, ToolsUnavailableError } from '../../scripts/temporal-binaries';
+import { resolveTemporalBinaries, ToolsUnavailableError } from '../../tools/temporal-binaries';
 
 /** An executable file standing in for a binary (resolution only checks files). */
 function executable(dir: string, name: string): string {

@@ -1,0 +1,86 @@
+/**
+ * The agent workflow's contract with the outside: its type, what it is started with, and what
+ * its state query answers operators (`amsflow state`). What it carries across continue-as-new is
+ * the engine's own (`workflows/engine/state-types.ts`).
+ */
+import type { AgentTuning } from './agent-tuning';
+import type { Limits } from './wire';
+
+/** The workflow type of the agent workflow (a bot's bundle re-exports `agentWorkflow`). */
+export const AGENT_WORKFLOW_TYPE = 'agentWorkflow';
+
+/** What the agent workflow (`agent:<agentKey>`) is started with (`ensureAgent`, a starting worker). */
+export interface AgentStartInput {
+  agentKey: string;
+  /** Per-endpoint limits and window, from `messaging/limits` (resolved by the client side). */
+  limits: Limits;
+  /** Workflow type started for each unrouted inbound message. Default `onMessage`. */
+  handlerWorkflowType?: string;
+  /** Task queue of handler workflows. Default: the agent workflow's own. */
+  handlerTaskQueue?: string;
+  /** Prefix of the per-endpoint activity task queues (`<prefix>-messages` ...). Default: the agent's task queue. */
+  activityQueuePrefix?: string;
+  tuning?: AgentTuning;
+  /** The bot's configuration, handed to every handler (`ctx.config`). */
+  botConfig?: unknown;
+  /** A recipient to start from (else: discovered by the first poll). */
+  recipient?: string;
+}
+
+/**
+ * Why an agent stopped polling: its token was refused (`unauthorized`: 401, or 403 on a poll), or
+ * a poll was refused with another 4xx that no retry can cure (`refused`). It stays stopped until
+ * resumed (`amsflow agent resume <key>`, or a worker starting with the agent).
+ */
+export interface AgentRefusal {
+  status: 'unauthorized' | 'refused';
+  where: 'poll' | 'send';
+  /** The HTTP status, when the service answered one. */
+  httpStatus?: number;
+  at: string;
+  /** What the service said (the token never appears in it). */
+  message: string;
+  /** What the operator does about it. */
+  fix: string;
+}
+
+export interface AgentError {
+  at: string;
+  where: 'poll' | 'send' | 'status' | 'route';
+  type: string;
+  message: string;
+}
+
+export interface AgentCounters {
+  received: number;
+  sent: number;
+  failedSends: number;
+  polls: number;
+  receipts: number;
+}
+
+/** The agent's state as JSON, for operators (`amsflow state`). */
+export interface AgentStateView {
+  agentKey: string;
+  generation: number;
+  offset: number;
+  recipientKnown: boolean;
+  queueLength: number;
+  sending?: string;
+  waiters: { reply: number; next: number };
+  pendingMarkRead: number;
+  /** Mark-reads given up and receipts nobody waited for, since the agent started. */
+  dropped: { markRead: number; receipts: number };
+  historyLength: number;
+  draining: boolean;
+  lastError?: AgentError;
+  counters: AgentCounters;
+  /** `running`, or why the agent stopped polling (with `refusal` saying what to do). */
+  status: 'running' | AgentRefusal['status'];
+  refusal?: AgentRefusal;
+  /**
+   * Polling's heartbeat, for health checks: when the last poll ended, and the time by which the
+   * next one should have ended (absent while stopped or draining). Workflow time, ISO strings.
+   */
+  poll: { lastEndedAt?: string; dueBy?: string };
+}

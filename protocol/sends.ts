@@ -1,0 +1,102 @@
+/**
+ * Send requests to an agent's outbox (`amsflow.send` update, `amsflow.sendRequest` signal), split
+ * by purpose, their outcomes, and the receipts the agent forwards to the workflow that sent.
+ *
+ * Each purpose declares the other purposes' fields as absent (`?: never`): reading `req.waitId`
+ * off any request compiles (it is `undefined` where it cannot be), while building a request that
+ * mixes purposes does not. `sendRequestSchema` (message-schemas.ts) checks the same at runtime.
+ */
+import type { KnownStatusValue } from '../messaging/schemas';
+import type { SendFailureType } from './failures';
+import type { OutboundMessage } from './wire';
+
+/** What every send request carries. */
+interface SendRequestBase {
+  /** Idempotency key: the outbox takes an id once. Workflows use `<workflow id>/<run>/send/<n>`. */
+  requestId: string;
+  message: OutboundMessage;
+  /** Re-send after an ambiguous outcome (500, dropped connection, timeout). Duplicates possible. */
+  retryAmbiguous?: boolean;
+  /**
+   * After an ambiguous outcome, decide from the service's receipts: accepted (the outcome is the
+   * message id) or, after `reconcileSettleMs` with no receipt, not accepted (sent again).
+   */
+  reconcileAmbiguous?: boolean;
+}
+
+/** Fields of other purposes: absent on this one. */
+type Absent<K extends string> = { [P in K]?: never };
+type QuestionField = 'expectReply' | 'waitId' | 'waitNextToo' | 'answerWords' | 'answerLabel';
+
+/** What a workflow's request adds: who gets the outcome and the receipts, and its place in line. */
+interface FromWorkflow {
+  /** Workflow that gets the outcome (`amsflow.sendResult`) and the message's receipts. */
+  requester: string;
+  /** Arrival number of the inbound message whose handler sends this; orders first replies. */
+  handlerSeq?: number;
+}
+
+/** A send from outside any workflow (`sendThroughOutbox`, `amsflow send`): the update's result is the outcome. */
+export interface OutOfBandSend
+  extends SendRequestBase, Absent<'requester' | 'handlerSeq' | QuestionField | 'onlyWhileWaiting'> {}
+
+/** A workflow's plain send (`send`, `reply`, media). */
+export interface WorkflowSend
+  extends SendRequestBase, FromWorkflow, Absent<QuestionField | 'onlyWhileWaiting'> {}
+
+/** A question: once it is sent, the human's answer (quoting it, or next) is routed to the requester. */
+export interface QuestionSend extends SendRequestBase, FromWorkflow, Absent<'onlyWhileWaiting'> {
+  expectReply: true;
+  /** Which wait of the requester the answer is for (see `WaitRequest`). */
+  waitId?: number;
+  /** The human's next message goes to the requester too. Default true. */
+  waitNextToo?: boolean;
+  /** Bare messages that are one of these words go to the requester too (yes/no). */
+  answerWords?: string[];
+  /** With `answerWords`: how "which one?" lists the question. */
+  answerLabel?: string;
+}
+
+/**
+ * A nudge: sent only while the requester's wait `onlyWhileWaiting` is open. Once the human's
+ * answer was routed to it, or the wait ended, it is dropped with `NotWaiting` and nothing is
+ * sent. Checked before every attempt, so a nudge never follows a received answer.
+ */
+export interface NudgeSend extends SendRequestBase, FromWorkflow, Absent<QuestionField> {
+  onlyWhileWaiting: number;
+}
+
+/** A request to the agent's outbox, by purpose. */
+export type SendRequest = OutOfBandSend | WorkflowSend | QuestionSend | NudgeSend;
+
+/**
+ * Every field of every purpose, optional but the id and the message: how code that treats every
+ * purpose alike (the outbox and its carried queue) reads a request. A {@link SendRequest} is one;
+ * build requests as {@link SendRequest}, which refuses a mix of purposes.
+ */
+export type SendRequestFields = SendRequestBase &
+  Partial<FromWorkflow> &
+  Partial<Pick<QuestionSend, QuestionField>> & { onlyWhileWaiting?: number };
+
+export type SendOutcome =
+  | { ok: true; messageId: string; attempts: number }
+  | { ok: false; type: SendFailureType; message: string; attempts: number };
+
+/** `amsflow.sendResult`: the outcome of a `sendRequestSignal`, for the requester. */
+export interface SendResult {
+  requestId: string;
+  outcome: SendOutcome;
+}
+
+/**
+ * A receipt's status: one of the values WIRE-CONVENTIONS names, or (open on purpose) a value the
+ * service adds later, which passes through untouched.
+ */
+export type ReceiptStatus = KnownStatusValue | (string & {});
+
+/** A delivery receipt as forwarded to the workflow that sent the message (`amsflow.receipt`). */
+export interface Receipt {
+  messageId: string;
+  status: ReceiptStatus;
+  timestamp?: string;
+}
