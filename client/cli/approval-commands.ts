@@ -2,14 +2,13 @@
 import type { Client } from '@temporalio/client';
 import type { ApprovalDecision } from '../../protocol/approvals';
 import { agentRunning } from '../agents';
+import { getApprovalHandle, requestApproval } from '../approval-handle';
+import { listApprovals } from '../approval-listing';
 import {
   ApprovalError,
   approvalIdProblem,
   approvalInput,
   ApprovalRequestError,
-  getApprovalHandle,
-  listApprovals,
-  requestApproval,
   type ApprovalListing,
 } from '../approvals';
 import { agentOption, jsonOption, taskQueue } from './options';
