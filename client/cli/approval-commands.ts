@@ -9,6 +9,7 @@ import {
   approvalIdProblem,
   approvalInput,
   ApprovalRequestError,
+  MAX_QUESTION_CHARS,
   type ApprovalListing,
 } from '../approvals';
 import { agentOption, jsonOption, taskQueue } from './options';
@@ -58,13 +59,13 @@ const requestOptions = {
   question: {
     type: 'string',
     value: '<text>',
-    description: 'what the human approves, as they read it in the chat (at most 4000 characters)',
+    description: `what the human approves, as they read it in the chat (at most ${MAX_QUESTION_CHARS} characters)`,
     required: true,
   },
   agent: agentOption,
   timeout: {
     type: 'string',
-    value: '10m',
+    value: DEFAULT_APPROVAL_TIMEOUT,
     description: 'how long the human has to answer; after it the decision is expired',
     default: DEFAULT_APPROVAL_TIMEOUT,
   },
