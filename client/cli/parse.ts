@@ -91,7 +91,8 @@ function valueProblem(command: CommandSpec, values: CommandInput['values']): str
   for (const [name, option] of Object.entries(command.options)) {
     const value = values[name];
     if (!option.check || value === undefined || typeof value === 'boolean') continue;
-    for (const one of Array.isArray(value) ? value : [value]) {
+    const list: readonly string[] = typeof value === 'string' ? [value] : value;
+    for (const one of list) {
       const problem = option.check(one);
       if (problem) return problem;
     }
