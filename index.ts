@@ -24,14 +24,9 @@ export { agentWorkflowId, handlerWorkflowId, agentKeyProblem, AGENT_KEY_PATTERN 
 export { InvalidAgentKeyError } from './client/agents';
 
 // Approvals asked from outside, answered in the chat
-export {
-  requestApproval,
-  getApprovalHandle,
-  cancelApproval,
-  listApprovals,
-  ApprovalRequestError,
-  ApprovalError,
-} from './client/approvals';
+export { requestApproval, getApprovalHandle, cancelApproval } from './client/approval-handle';
+export { listApprovals } from './client/approval-listing';
+export { ApprovalRequestError, ApprovalError } from './client/approvals';
 export type { ApprovalHandle, ApprovalListing, RequestApprovalOptions } from './client/approvals';
 export type { ApprovalDecision, ApprovalInput, ApprovalView } from './protocol/approvals';
 export { approvalWorkflowId } from './protocol/ids';

@@ -111,6 +111,7 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+// eslint-disable-next-line max-lines-per-function -- the activity table: one closure per activity over the shared client registry, listed together so the worker's activity names are read in one place
 export function createActivities(registry: ClientRegistry) {
   const openPolls = new OpenPolls();
   const clientFor = (agentKey: string): MessagingClient => {

@@ -7,7 +7,7 @@
  * time).
  */
 import { WorkflowFailedError, type Client } from '@temporalio/client';
-import { requestApproval } from '../client/approvals';
+import { requestApproval } from '../client/approval-handle';
 import type { RunningSimulator } from '../simulator';
 import { matches, type Expectation, type SurfacedAs } from './tally';
 

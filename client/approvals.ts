@@ -9,23 +9,16 @@
  * starts nothing (its first question, timeout and reminder stand). A request is cancelled with the
  * `amsflow.cancel` signal; pending requests are found through Temporal visibility and describe
  * themselves with the `amsflow.approval` query.
+ *
+ * This file: what a request is and its checks (pure but for a new UUID: the command line checks a
+ * request before it connects), and the errors; requesting, waiting and cancelling are in
+ * client/approval-handle.ts, listing in client/approval-listing.ts.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  QueryNotRegisteredError,
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowFailedError,
-  WorkflowNotFoundError,
-  type Client,
-  type WorkflowExecutionInfo,
-} from '@temporalio/client';
 import { characterCount, MAX_TEXT_CHARS } from '../messaging/validation';
-import { agentKeyProblem, APPROVAL_WORKFLOW_TYPE, approvalWorkflowId } from '../protocol/ids';
-import { approvalQuery, cancelSignal } from '../protocol/messages';
-import { DEFAULT_TASK_QUEUE } from '../protocol/queues';
+import { agentKeyProblem } from '../protocol/ids';
 import type { ApprovalDecision, ApprovalInput, ApprovalView } from '../protocol/approvals';
 import { DurationFormatError, formatDuration, parseDuration } from '../core/durations';
-import { mapLimited } from './map-limited';
 
 /**
  * The longest question, in characters (Unicode code points, as the service counts them): a text
@@ -47,11 +40,8 @@ export const APPROVAL_ID_PATTERN = /^[\x21-\x7e]{1,200}$/;
 /** How long one workflow may take to answer the approval query while listing, by default. */
 export const DEFAULT_APPROVAL_QUERY_TIMEOUT_MS = 10_000;
 
-/** At most this many approval queries are in flight at once while listing. */
-const QUERY_CONCURRENCY = 8;
-
 /** The approval workflow's signature, for starting it by type name (the client does not load workflow code). */
-type ApprovalWorkflow = (input: ApprovalInput) => Promise<ApprovalDecision>;
+export type ApprovalWorkflow = (input: ApprovalInput) => Promise<ApprovalDecision>;
 
 /** Which part of a request {@link ApprovalRequestError} is about. */
 export type ApprovalRequestField = 'agentKey' | 'id' | 'question' | 'timeout' | 'remindAfter';
@@ -168,7 +158,7 @@ export interface ListApprovalsOptions {
 }
 
 /** Throws {@link ApprovalRequestError} unless `agentKey` is a legal agent key. */
-function checkAgentKey(agentKey: unknown): asserts agentKey is string {
+export function checkAgentKey(agentKey: unknown): asserts agentKey is string {
   const problem = agentKeyProblem(agentKey);
   if (problem) throw new ApprovalRequestError('agentKey', problem);
 }
@@ -181,7 +171,7 @@ export function approvalIdProblem(id: unknown): string | undefined {
 }
 
 /** Throws {@link ApprovalRequestError} unless `id` is a legal request id. */
-function checkId(id: unknown): asserts id is string {
+export function checkId(id: unknown): asserts id is string {
   const problem = approvalIdProblem(id);
   if (problem) throw new ApprovalRequestError('id', problem);
 }
@@ -252,190 +242,4 @@ export function approvalInput(
     input.remindAfterMs = remindAfterMs;
   }
   return input;
-}
-
-/**
- * Asks the human through agent `agentKey` to approve `question`, and returns a handle to the
- * request at once (its `result()` waits for the decision). Starts the approval workflow
- * `approval:<agentKey>:<id>` on `taskQueue`, unless a request with that id exists: then,
- * pending or already decided, the handle is that request's and nothing new is asked (a decided
- * request stays decided until the namespace's retention drops its history). Throws
- * {@link ApprovalRequestError} for a malformed request, before contacting the server.
- */
-export async function requestApproval(
-  client: Client,
-  options: RequestApprovalOptions,
-): Promise<ApprovalHandle> {
-  const input = approvalInput(options);
-  const workflowId = approvalWorkflowId(input.agentKey, input.id);
-  try {
-    await client.workflow.start<ApprovalWorkflow>(APPROVAL_WORKFLOW_TYPE, {
-      workflowId,
-      taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
-      args: [input],
-      // Running: the same request (USE_EXISTING); closed, whatever its end: the same, decided request.
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    });
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-  }
-  return handleFor(client, input.agentKey, input.id);
-}
-
-/**
- * A handle to the approval request `id` of agent `agentKey` (made earlier, maybe by another
- * process), without contacting the server. Throws {@link ApprovalRequestError} for a malformed
- * agent key or id.
- */
-export function getApprovalHandle(client: Client, agentKey: string, id: string): ApprovalHandle {
-  checkAgentKey(agentKey);
-  checkId(id);
-  return handleFor(client, agentKey, id);
-}
-
-function handleFor(client: Client, agentKey: string, id: string): ApprovalHandle {
-  const workflowId = approvalWorkflowId(agentKey, id);
-  return {
-    id,
-    agentKey,
-    workflowId,
-    result: () => approvalResult(client, workflowId),
-    cancel: (reason) => signalCancel(client, workflowId, reason),
-  };
-}
-
-async function approvalResult(client: Client, workflowId: string): Promise<ApprovalDecision> {
-  try {
-    return await client.workflow.getHandle<ApprovalWorkflow>(workflowId).result();
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) {
-      throw new ApprovalError('NotFound', workflowId, `no approval "${workflowId}"`, undefined, {
-        cause: err,
-      });
-    }
-    if (err instanceof WorkflowFailedError) {
-      const why = err.cause?.message ?? err.message;
-      throw new ApprovalError(
-        'Failed',
-        workflowId,
-        `approval "${workflowId}" ended without a decision: ${why}`,
-        undefined,
-        {
-          cause: err,
-        },
-      );
-    }
-    throw err;
-  }
-}
-
-/**
- * Cancels the pending approval request `id` of agent `agentKey` (see
- * {@link ApprovalHandle.cancel}): its decision becomes `cancelled`. Throws
- * {@link ApprovalRequestError} for a malformed agent key or id, {@link ApprovalError} `NotFound`
- * or `Closed` (already decided).
- */
-export async function cancelApproval(
-  client: Client,
-  agentKey: string,
-  id: string,
-  reason?: string,
-): Promise<void> {
-  await getApprovalHandle(client, agentKey, id).cancel(reason);
-}
-
-async function signalCancel(client: Client, workflowId: string, reason: string | undefined): Promise<void> {
-  try {
-    await client.workflow.getHandle(workflowId).signal(cancelSignal, reason === undefined ? {} : { reason });
-  } catch (err) {
-    if (!(err instanceof WorkflowNotFoundError)) throw err;
-    // Never started, or closed: say which.
-    let status: string;
-    try {
-      status = (await client.workflow.getHandle(workflowId).describe()).status.name;
-    } catch (describeErr) {
-      if (describeErr instanceof WorkflowNotFoundError) {
-        throw new ApprovalError('NotFound', workflowId, `no approval "${workflowId}"`, undefined, {
-          cause: err,
-        });
-      }
-      throw describeErr;
-    }
-    const decision =
-      status === 'COMPLETED' ? await approvalResult(client, workflowId).catch(() => undefined) : undefined;
-    const how = decision
-      ? `it was already ${decision.decision}${decision.by ? ` by ${decision.by}` : ''} at ${decision.at}`
-      : `it has ended (${status})`;
-    throw new ApprovalError(
-      'Closed',
-      workflowId,
-      `approval "${workflowId}" cannot be cancelled: ${how}`,
-      decision,
-      {
-        cause: err,
-      },
-    );
-  }
-}
-
-/** The visibility query for pending approvals: of `agentKey` if given, on `taskQueue` if given. */
-export function approvalListQuery(agentKey?: string, taskQueue?: string): string {
-  const clauses = [`WorkflowType = '${APPROVAL_WORKFLOW_TYPE}'`, `ExecutionStatus = 'Running'`];
-  if (agentKey !== undefined) {
-    checkAgentKey(agentKey);
-    // An agent key has no quotes (AGENT_KEY_PATTERN); STARTS_WITH escapes LIKE's % and _ itself.
-    clauses.push(`WorkflowId STARTS_WITH '${approvalWorkflowId(agentKey, '')}'`);
-  }
-  if (taskQueue !== undefined) {
-    if (/['"\\]/.test(taskQueue))
-      throw new TypeError(
-        `task queue ${JSON.stringify(taskQueue)}: quotes and backslashes are not supported here`,
-      );
-    clauses.push(`TaskQueue = '${taskQueue}'`);
-  }
-  return clauses.join(' AND ');
-}
-
-const APPROVAL_ID = /^approval:([^:]+):(.+)$/s;
-
-/**
- * Pending approvals, oldest first, each with its state from the approval query. One whose
- * worker does not answer in time is listed with `noState` rather than failing the list. Throws
- * {@link ApprovalRequestError} for a malformed agent key. Visibility is eventually consistent:
- * a request made a moment ago may be missing, and one decided a moment ago may still be listed.
- */
-export async function listApprovals(
-  client: Client,
-  options: ListApprovalsOptions = {},
-): Promise<ApprovalListing[]> {
-  const query = approvalListQuery(options.agentKey, options.taskQueue);
-  const timeoutMs = options.queryTimeoutMs ?? DEFAULT_APPROVAL_QUERY_TIMEOUT_MS;
-  const found: WorkflowExecutionInfo[] = [];
-  for await (const info of client.workflow.list({ query })) found.push(info);
-  const listings = await mapLimited(found, QUERY_CONCURRENCY, async (info): Promise<ApprovalListing> => {
-    const [, agentKey = '', id = info.workflowId] = APPROVAL_ID.exec(info.workflowId) ?? [];
-    const listing: ApprovalListing = {
-      id,
-      agentKey,
-      workflowId: info.workflowId,
-      runId: info.runId,
-      startTime: info.startTime.toISOString(),
-    };
-    try {
-      const view = await client.withDeadline(Date.now() + timeoutMs, () =>
-        client.workflow.getHandle(info.workflowId, info.runId).query(approvalQuery),
-      );
-      return { ...listing, view };
-    } catch (err) {
-      const noState =
-        err instanceof QueryNotRegisteredError
-          ? 'not an approval: it does not answer the approval query'
-          : `no answer: ${err instanceof Error ? err.message : String(err)}`;
-      return { ...listing, noState };
-    }
-  });
-  return listings.sort(
-    (a, b) => a.startTime.localeCompare(b.startTime) || a.workflowId.localeCompare(b.workflowId),
-  );
 }

@@ -18,7 +18,7 @@ import { dataConverterFromEnv, EncryptionKeysError } from '../codec';
 import { COMMANDS } from './cli/commands';
 import { resolve } from './cli/parse';
 import { CommandFailure, UsageError, type CommandContext, type Entry } from './cli/spec';
-import { connectTemporal, temporalTarget, TemporalUnreachableError } from './cli/temporal';
+import { connectTemporal, DEFAULT_NAMESPACE, temporalTarget, TemporalUnreachableError } from './cli/temporal';
 
 export { DEFAULT_APPROVAL_TIMEOUT } from './cli/approval-commands';
 
@@ -43,7 +43,7 @@ export async function main(
       const dataConverter = dataConverterFromEnv(env);
       const target = temporalTarget(env);
       connection = await connectTemporal(target, env);
-      const namespace = env.TEMPORAL_NAMESPACE ?? 'default';
+      const namespace = env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE;
       await checkNamespace(connection, namespace, target.address);
       client = new Client({ connection, namespace, dataConverter });
       return client;
@@ -69,7 +69,7 @@ async function checkNamespace(connection: Connection, namespace: string, address
     // Only a definite no: a server that may not describe namespaces to this caller is let through.
     if ((err as { code?: unknown }).code === GRPC_NOT_FOUND)
       throw new CommandFailure(
-        `namespace "${namespace}" does not exist on the Temporal at ${address} (TEMPORAL_NAMESPACE${namespace === 'default' ? ' is not set' : ''})`,
+        `namespace "${namespace}" does not exist on the Temporal at ${address} (TEMPORAL_NAMESPACE${namespace === DEFAULT_NAMESPACE ? ' is not set' : ''})`,
       );
   }
 }

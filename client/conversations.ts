@@ -6,31 +6,23 @@
  *
  * A conversation is any workflow that uses the conversation API: a message handler (workflow id
  * `agent:<key>:msg:<message id>`) or a workflow that called `useAgent` (an id its author chose).
- * Handlers are found by id prefix in Temporal visibility
- * (`WorkflowId STARTS_WITH 'agent:<key>:msg:' AND ExecutionStatus = 'Running'`); other
- * conversations only by asking every running workflow (`all`, on the agent's task queue).
- *
- * Over 300 lines for now: its visibility listing is the same as client/approvals.ts's; issue 20
- * puts the one listing in a module of its own.
+ * Listing them is client/conversation-listing.ts.
  */
-import {
-  QueryNotRegisteredError,
-  WorkflowNotFoundError,
-  type Client,
-  type WorkflowExecutionInfo,
-} from '@temporalio/client';
-import { agentKeyProblem, handlerWorkflowId } from '../protocol/ids';
+import { QueryNotRegisteredError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { cancelSignal, conversationQuery } from '../protocol/messages';
 import type { ConversationView } from '../protocol';
-import { InvalidAgentKeyError } from './agents';
-import { mapLimited } from './map-limited';
-import { describeTaskProblem, workflowTaskProblem, type WorkflowTaskProblem } from './task-failure';
+import { DEFAULT_QUERY_TIMEOUT_MS } from './conversation-listing';
+import { workflowTaskProblem, type WorkflowTaskProblem } from './task-failure';
+import { queryWithin } from './visibility-listing';
 
-/** How long one workflow may take to answer the conversation query by default. */
-export const DEFAULT_QUERY_TIMEOUT_MS = 10_000;
-
-/** At most this many conversation queries are in flight at once while listing. */
-const QUERY_CONCURRENCY = 8;
+export {
+  allListQuery,
+  DEFAULT_QUERY_TIMEOUT_MS,
+  handlerListQuery,
+  listConversations,
+  type ConversationListing,
+  type ListConversationsOptions,
+} from './conversation-listing';
 
 /** Why a conversation operation failed; `code` says which way. */
 export type ConversationErrorCode =
@@ -53,50 +45,6 @@ export class ConversationError extends Error {
     super(message);
     this.name = 'ConversationError';
   }
-}
-
-/** What {@link listConversations} looks at. */
-export type ListConversationsOptions = {
-  /** Wait at most this long for each workflow's answer (default {@link DEFAULT_QUERY_TIMEOUT_MS}). */
-  queryTimeoutMs?: number;
-  /**
-   * With `all`: look only at workflows on this task queue (the agent's, `AMSFLOW_TASK_QUEUE`), so
-   * that workflows of other applications in the namespace are not queried one by one (a workflow
-   * whose worker is gone takes the whole `queryTimeoutMs` to give up). Default: every task queue.
-   */
-  taskQueue?: string;
-} & (
-  | {
-      /** The agent whose conversations are listed. */
-      agentKey: string;
-      /**
-       * False (default): the agent's message handlers (ids `agent:<key>:msg:`), each listed even
-       * if it gives no conversation state. True: also every other running workflow whose
-       * conversation belongs to the agent (workflows that called `useAgent`); a workflow outside
-       * the handler ids that does not answer the query is left out.
-       */
-      all?: boolean;
-    }
-  | {
-      /** Without an agent key: conversations of every agent (needs `all`). */
-      agentKey?: undefined;
-      all: true;
-    }
-);
-
-/** One running workflow in {@link listConversations}. */
-export interface ConversationListing {
-  workflowId: string;
-  runId: string;
-  workflowType: string;
-  /** When the workflow started (ISO 8601). */
-  startTime: string;
-  /** Its answer to the conversation query; undefined when it gave none (see `noState`). */
-  conversation?: ConversationView;
-  /** Set instead of `conversation`: why there is no conversation state. */
-  noState?: string;
-  /** Set when its workflow task keeps failing (a bug in the handler): the attempt and the message. */
-  taskFailure?: WorkflowTaskProblem;
 }
 
 /** {@link showConversation}'s answer: the conversation query's result and the workflow's status. */
@@ -122,74 +70,6 @@ export interface CancelledConversation {
   reason?: string;
   /** Its state just before the cancel; undefined when it did not answer in time. */
   before?: ConversationView;
-}
-
-/** The visibility query for running handler workflows of `agentKey` (checked on the dev server's SQLite). */
-export function handlerListQuery(agentKey: string): string {
-  // An agent key has no quotes (AGENT_KEY_PATTERN); STARTS_WITH escapes LIKE's % and _ itself.
-  return `WorkflowId STARTS_WITH '${handlerWorkflowId(agentKey, '')}' AND ExecutionStatus = 'Running'`;
-}
-
-/** The visibility query of `all`: every running workflow, on `taskQueue` if given. */
-export function allListQuery(taskQueue?: string): string {
-  if (taskQueue === undefined) return "ExecutionStatus = 'Running'";
-  if (/['"\\]/.test(taskQueue))
-    throw new TypeError(
-      `task queue ${JSON.stringify(taskQueue)}: quotes and backslashes are not supported here`,
-    );
-  return `ExecutionStatus = 'Running' AND TaskQueue = '${taskQueue}'`;
-}
-
-const HANDLER_ID = /^agent:[^:]+:msg:/;
-
-/**
- * Running conversations, oldest first, each with its state from the conversation query. A
- * workflow that gives no state (not a conversation, or its worker did not answer in time) is
- * listed with `noState` rather than failing the list (see {@link ListConversationsOptions.all}
- * for what `all` adds). Throws {@link InvalidAgentKeyError} for a malformed agent key.
- * Visibility is eventually consistent: a conversation that started a moment ago may be missing.
- */
-export async function listConversations(
-  client: Client,
-  options: ListConversationsOptions,
-): Promise<ConversationListing[]> {
-  const { agentKey, all = false, taskQueue, queryTimeoutMs = DEFAULT_QUERY_TIMEOUT_MS } = options;
-  if (agentKey !== undefined) {
-    const problem = agentKeyProblem(agentKey);
-    if (problem) throw new InvalidAgentKeyError(problem);
-  }
-  const prefix = agentKey === undefined ? undefined : handlerWorkflowId(agentKey, '');
-  const query = all ? allListQuery(taskQueue) : handlerListQuery(agentKey!);
-  const found: WorkflowExecutionInfo[] = [];
-  for await (const info of client.workflow.list({ query })) found.push(info);
-
-  const listings = await mapLimited(
-    found,
-    QUERY_CONCURRENCY,
-    async (info): Promise<ConversationListing | undefined> => {
-      const listing: ConversationListing = {
-        workflowId: info.workflowId,
-        runId: info.runId,
-        workflowType: info.type,
-        startTime: info.startTime.toISOString(),
-      };
-      const isHandler =
-        prefix === undefined ? HANDLER_ID.test(info.workflowId) : info.workflowId.startsWith(prefix);
-      try {
-        const conversation = await queryConversation(client, info.workflowId, info.runId, queryTimeoutMs);
-        if (all && agentKey !== undefined && conversation.agentKey !== agentKey) return undefined;
-        return { ...listing, conversation };
-      } catch (err) {
-        if (all && !isHandler) return undefined;
-        const problem = await workflowTaskProblem(client, info.workflowId, info.runId).catch(() => undefined);
-        if (problem) return { ...listing, noState: describeTaskProblem(problem), taskFailure: problem };
-        return { ...listing, noState: noStateReason(err) };
-      }
-    },
-  );
-  return listings
-    .filter((l): l is ConversationListing => l !== undefined)
-    .sort((a, b) => a.startTime.localeCompare(b.startTime) || a.workflowId.localeCompare(b.workflowId));
 }
 
 /**
@@ -299,21 +179,13 @@ async function describe(client: Client, workflowId: string) {
     throw err;
   }
 }
-
 function queryConversation(
   client: Client,
   workflowId: string,
   runId: string,
   timeoutMs: number,
 ): Promise<ConversationView> {
-  return client.withDeadline(Date.now() + timeoutMs, () =>
-    client.workflow.getHandle(workflowId, runId).query(conversationQuery),
-  );
-}
-
-function noStateReason(err: unknown): string {
-  if (err instanceof QueryNotRegisteredError) return 'not a conversation';
-  return `no answer: ${err instanceof Error ? err.message : String(err)}`;
+  return queryWithin(client, workflowId, runId, conversationQuery, timeoutMs);
 }
 
 function queryFailure(workflowId: string, status: string, err: unknown): ConversationError {

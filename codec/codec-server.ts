@@ -75,6 +75,7 @@ async function readBody(req: IncomingMessage): Promise<string | undefined> {
 }
 
 /** Starts the server; rejects with the listen error (e.g. `EADDRINUSE`). */
+// eslint-disable-next-line max-lines-per-function -- the HTTP handler (CORS, routes, errors) is a closure over the started server; not yet cut
 export async function startCodecServer(options: CodecServerOptions): Promise<CodecServer> {
   const origins = new Set(options.origins?.length ? options.origins : DEFAULT_UI_ORIGINS);
   const handle = async (req: IncomingMessage, res: ServerResponse) => {

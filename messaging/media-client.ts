@@ -143,25 +143,7 @@ export class MediaClient {
     return this.#executor.call(call.signal, async (ctx) => {
       const byUrl = /^https?:\/\//i.test(idOrUrl);
       const metadata = byUrl ? undefined : await this.#metadata(idOrUrl, ctx);
-      const baseUrl = this.#executor.baseUrl;
-      const target = metadata?.url ?? idOrUrl;
-      if (!URL.canParse(target, `${baseUrl}/`)) {
-        const what = `${JSON.stringify(target)} is not a URL`;
-        throw metadata
-          ? new UnexpectedResponseError(
-              `The media metadata's url ${what}; the service answered something unusable.`,
-              200,
-              JSON.stringify(metadata),
-            )
-          : new ValidationError(`downloadMedia(): ${what}; pass a media id or an http(s) url.`);
-      }
-      const url = new URL(target, `${baseUrl}/`);
-      if (url.protocol !== 'https:' && url.origin !== new URL(baseUrl).origin) {
-        throw new ValidationError(
-          `Refusing to download ${url.origin}: it is neither https nor the service's origin, and the request ` +
-            'would carry the token in clear text.',
-        );
-      }
+      const url = downloadUrl(metadata?.url ?? idOrUrl, this.#executor.baseUrl, metadata);
       const res = await this.#executor.execute(
         {
           kind: 'repeatable',
@@ -221,4 +203,29 @@ function sha256Matches(expected: string, data: Buffer, hex: string): boolean {
   const b64 = createHash('sha256').update(data).digest('base64');
   const normalise = (s: string): string => s.replace(/-/g, '+').replace(/_/g, '/').replace(/=+$/, '');
   return normalise(e) === normalise(b64);
+}
+
+/**
+ * The URL to download `target` (the metadata's url, or the caller's) from: relative to the
+ * service, and https or the service's own origin only, since the request carries the token.
+ */
+function downloadUrl(target: string, baseUrl: string, metadata: MediaMetadata | undefined): URL {
+  if (!URL.canParse(target, `${baseUrl}/`)) {
+    const what = `${JSON.stringify(target)} is not a URL`;
+    throw metadata
+      ? new UnexpectedResponseError(
+          `The media metadata's url ${what}; the service answered something unusable.`,
+          200,
+          JSON.stringify(metadata),
+        )
+      : new ValidationError(`downloadMedia(): ${what}; pass a media id or an http(s) url.`);
+  }
+  const url = new URL(target, `${baseUrl}/`);
+  if (url.protocol !== 'https:' && url.origin !== new URL(baseUrl).origin) {
+    throw new ValidationError(
+      `Refusing to download ${url.origin}: it is neither https nor the service's origin, and the request ` +
+        'would carry the token in clear text.',
+    );
+  }
+  return url;
 }

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AgentApi, BASE_PATH } from './agent-api';
 import { SimClock } from './clock';
@@ -9,7 +9,8 @@ import { sendError, toApiError } from './http-util';
 import { resolveOptions, type SimulatorOptions } from './options';
 import { Platform } from './platform';
 import { serveStatic } from './static-files';
-import { StateStore, type RestoredState } from './state-file';
+import type { RestoredState } from './state-file';
+import { StateStore } from './state-store';
 
 export interface RunningSimulator {
   /** Base url ending in /agent/v1, e.g. http://127.0.0.1:PORT/agent/v1. */
@@ -75,21 +76,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     else socket.destroy();
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(resolved.port, resolved.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await listen(server, resolved.port, resolved.host);
   store?.watch();
-  const { port } = server.address() as AddressInfo;
-  const host = ['0.0.0.0', '::', ''].includes(resolved.host)
-    ? '127.0.0.1'
-    : resolved.host.includes(':')
-      ? `[${resolved.host}]`
-      : resolved.host;
-  const origin = `http://${host}:${port}`;
+  const origin = originOf(resolved.host, (server.address() as AddressInfo).port);
   let closed: Promise<void> | undefined;
 
   return {
@@ -109,4 +98,25 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       return closed;
     },
   };
+}
+
+/** Resolves once `server` listens on host:port; rejects with the listen error. */
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/** The origin a browser on this machine reaches a server listening on `host` at: a wildcard is loopback. */
+export function originOf(host: string, port: number): string {
+  const reachable = ['0.0.0.0', '::', ''].includes(host)
+    ? '127.0.0.1'
+    : host.includes(':')
+      ? `[${host}]`
+      : host;
+  return `http://${reachable}:${port}`;
 }

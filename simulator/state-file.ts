@@ -16,17 +16,24 @@
  * moments before the end, which an agent may already have polled past. Its sequence counter is
  * then moved {@link SEQ_GAP_AFTER_CRASH} ahead, so a new message is never numbered below an
  * offset the agent holds (offsets are not contiguous anyway: read messages are skipped).
+ *
+ * This file: reading, validating and applying the file at start (its schema in
+ * simulator/state-schema.ts); writing it is simulator/state-store.ts.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { mkdir, open, rename, rm, readdir } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { z } from 'zod';
 import type { Platform } from './platform';
 import type { AgentState, MediaRecord } from './state';
+import {
+  AgentSnapshotSchema,
+  describeIssues,
+  StateFileSchema,
+  type AgentSnapshot,
+  type StateFile,
+} from './state-schema';
 
-export const STATE_FORMAT = 'amsflow-simulator-state';
-export const STATE_VERSION = 1;
+export { STATE_FORMAT, STATE_VERSION, StateFileSchema, type StateFile } from './state-schema';
 /** How far the sequence counter moves after an unclean end (see the module comment). */
 export const SEQ_GAP_AFTER_CRASH = 1000;
 /** Default coalescing delay of writes after a change, in real ms. */
@@ -51,124 +58,6 @@ export class SimulatorStateError extends Error {
   }
 }
 
-const int = z.number().int();
-/** Media bytes are kept in files named by their SHA-256. */
-const SHA256_NAME = /^[0-9a-f]{64}$/;
-const receiptStatus = z.enum(['sent', 'delivered', 'read']);
-
-const InboundMessageSchema = z
-  .object({
-    from: z.string(),
-    id: z.string().min(1),
-    timestamp: z.string(),
-    type: z.string().min(1),
-    context: z.object({ from: z.string().optional(), id: z.string() }).passthrough().optional(),
-  })
-  .passthrough();
-
-const SeqEntrySchema = z.discriminatedUnion('kind', [
-  z.object({
-    seq: int.positive(),
-    at: z.number(),
-    kind: z.literal('message'),
-    message: InboundMessageSchema,
-  }),
-  z.object({
-    seq: int.positive(),
-    at: z.number(),
-    kind: z.literal('status'),
-    status: z.object({
-      id: z.string().min(1),
-      status: receiptStatus,
-      timestamp: z.string(),
-      recipient_id: z.string(),
-    }),
-  }),
-]);
-
-const SentRecordSchema = z.object({
-  id: z.string().min(1),
-  to: z.string(),
-  type: z.string().min(1),
-  body: z.record(z.unknown()),
-  acceptedAt: z.number(),
-  realAt: z.number(),
-  receipts: z.array(receiptStatus),
-  seq: int.nonnegative(),
-  quoted: z.object({ id: z.string(), from: z.string().optional() }).optional(),
-  media: z.object({ mime_type: z.string(), sha256: z.string(), filename: z.string().optional() }).optional(),
-});
-
-const InboundRecordSchema = z.object({
-  id: z.string().min(1),
-  type: z.string().min(1),
-  markedRead: z.boolean(),
-  offset: int.nonnegative(),
-  message: InboundMessageSchema,
-});
-
-const MediaMetaSchema = z.object({
-  id: z.string().regex(/^[A-Za-z0-9._-]+$/),
-  mimeType: z.string().min(1),
-  sha256: z.string().regex(SHA256_NAME),
-  size: int.nonnegative(),
-  filename: z.string().optional(),
-  origin: z.enum(['agent', 'human']),
-  createdAt: z.number(),
-  expiresAt: z.number(),
-});
-
-const AgentSnapshotSchema = z
-  .object({
-    nextSeq: int.positive(),
-    accepted: int.nonnegative(),
-    entries: z.array(SeqEntrySchema),
-    sent: z.array(SentRecordSchema),
-    inbound: z.array(InboundRecordSchema),
-    media: z.array(MediaMetaSchema),
-  })
-  .superRefine((agent, ctx) => {
-    let last = 0;
-    for (const entry of agent.entries) {
-      if (entry.seq <= last || entry.seq >= agent.nextSeq) {
-        ctx.addIssue({
-          code: z.ZodIssueCode.custom,
-          path: ['entries'],
-          message: `sequence numbers must increase and stay below nextSeq (${agent.nextSeq}); found ${entry.seq} after ${last}`,
-        });
-        return;
-      }
-      last = entry.seq;
-    }
-    const ids = new Set<string>();
-    for (const record of [...agent.sent, ...agent.inbound]) {
-      if (ids.has(record.id)) {
-        ctx.addIssue({
-          code: z.ZodIssueCode.custom,
-          path: ['sent'],
-          message: `message id ${record.id} twice`,
-        });
-        return;
-      }
-      ids.add(record.id);
-    }
-  });
-type AgentSnapshot = z.infer<typeof AgentSnapshotSchema>;
-
-export const StateFileSchema = z.object({
-  format: z.literal(STATE_FORMAT),
-  version: z.literal(STATE_VERSION),
-  /** Real epoch ms of the write. */
-  savedAt: z.number(),
-  /** Simulated epoch ms of the write; simulated time never goes back across a restart. */
-  simNow: z.number(),
-  /** Written by a close: nothing happened after it. */
-  clean: z.boolean(),
-  /** By agent id. Agents the simulator does not serve this time are kept as they are. */
-  agents: z.record(z.unknown()),
-});
-export type StateFile = z.infer<typeof StateFileSchema>;
-
 /** What a start found in the state file. */
 export interface RestoredState {
   file: string;
@@ -184,12 +73,6 @@ export interface RestoredState {
 export function mediaDirOf(stateFile: string): string {
   return join(dirname(stateFile), `${basename(stateFile).replace(/\.json$/, '')}-media`);
 }
-
-const describeIssues = (error: z.ZodError): string =>
-  error.issues
-    .slice(0, 5)
-    .map((issue) => `${issue.path.join('.') || '(top)'}: ${issue.message}`)
-    .join('; ');
 
 /** Reads and validates the file; `undefined` when there is none. Throws {@link SimulatorStateError}. */
 export function readStateFile(file: string): StateFile | undefined {
@@ -213,7 +96,7 @@ export function readStateFile(file: string): StateFile | undefined {
   return parsed.data;
 }
 
-function agentSnapshot(agent: AgentState): AgentSnapshot {
+export function agentSnapshot(agent: AgentState): AgentSnapshot {
   return {
     nextSeq: agent.nextSeq,
     accepted: agent.accepted,
@@ -237,7 +120,7 @@ function agentSnapshot(agent: AgentState): AgentSnapshot {
  * Applies the file to the platform's agents (before it serves anything). Every agent's part is
  * validated and its media bytes read before any agent is touched.
  */
-function restore(platform: Platform, file: string, state: StateFile): RestoredState {
+export function restore(platform: Platform, file: string, state: StateFile): RestoredState {
   const mediaDir = mediaDirOf(file);
   const loaded: { agent: AgentState; snapshot: AgentSnapshot; media: MediaRecord[] }[] = [];
   for (const agent of platform.agents) {
@@ -290,155 +173,4 @@ function restore(platform: Platform, file: string, state: StateFile): RestoredSt
   if (behind > 0) platform.clock.advance(behind);
   platform.resumeRestored();
   return { file, resumed: true, messages, unclean: !state.clean };
-}
-
-/**
- * Keeps one simulator's state in a file: {@link load} at start, then {@link watch} for changes,
- * {@link close} last.
- */
-export class StateStore {
-  private others: Record<string, unknown> = {};
-  private timer: NodeJS.Timeout | undefined;
-  private writing: Promise<void> = Promise.resolve();
-  private dirty = false;
-  private closed = false;
-  private readonly written = new Set<string>();
-  private lastError: Error | undefined;
-
-  constructor(
-    readonly file: string,
-    private readonly platform: Platform,
-    private readonly writeDelayMs = DEFAULT_WRITE_DELAY_MS,
-    private readonly onError: (err: Error) => void = (err) => console.error(`simulator: ${err.message}`),
-  ) {}
-
-  /** Reads the file (if any) into the platform. Throws {@link SimulatorStateError}. */
-  load(): RestoredState {
-    const state = readStateFile(this.file);
-    if (!state) return { file: this.file, resumed: false, messages: 0, unclean: false };
-    const served = new Set(this.platform.agents.map((a) => a.config.id));
-    this.others = Object.fromEntries(Object.entries(state.agents).filter(([id]) => !served.has(id)));
-    const restored = restore(this.platform, this.file, state);
-    const mediaDir = mediaDirOf(this.file);
-    if (existsSync(mediaDir)) {
-      for (const name of readdirSync(mediaDir)) {
-        if (SHA256_NAME.test(name)) this.written.add(name);
-        else if (name.endsWith('.tmp')) rmSync(join(mediaDir, name), { force: true });
-      }
-    }
-    // Leftovers of a write cut short.
-    for (const name of readdirSync(dirname(this.file))) {
-      if (name.startsWith(`.${basename(this.file)}.`) && name.endsWith('.tmp')) {
-        rmSync(join(dirname(this.file), name), { force: true });
-      }
-    }
-    return restored;
-  }
-
-  /** From now on, every change of an agent's state is written within `writeDelayMs`. */
-  watch(): void {
-    for (const agent of this.platform.agents) agent.events.on('change', () => this.changed());
-  }
-
-  /** Something changed that the agents' change events do not announce (e.g. a media upload). */
-  changed(): void {
-    if (this.closed) return;
-    this.dirty = true;
-    this.timer ??= setTimeout(() => {
-      this.timer = undefined;
-      void this.flush(false);
-    }, this.writeDelayMs);
-  }
-
-  /** Writes the current state now (after any write under way); resolves when it is on disk. */
-  flush(clean = false): Promise<void> {
-    this.dirty = false;
-    const snapshot = this.snapshot(clean);
-    this.writing = this.writing.then(() =>
-      this.write(snapshot).then(
-        () => (this.lastError = undefined),
-        (err: Error) => {
-          // Reported once per run of failures; the next change tries again.
-          if (!this.lastError) this.onError(new Error(`cannot write ${this.file}: ${err.message}`));
-          this.lastError = err;
-          this.dirty = true;
-        },
-      ),
-    );
-    return this.writing;
-  }
-
-  /** The last write, marked clean; nothing is written after it. Throws if it fails. */
-  async close(): Promise<void> {
-    if (this.closed) return this.writing;
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.flush(true);
-    this.closed = true;
-    if (this.lastError) throw new Error(`cannot write ${this.file}: ${this.lastError.message}`);
-  }
-
-  private snapshot(clean: boolean): { json: string; media: MediaRecord[] } {
-    const agents: Record<string, unknown> = { ...this.others };
-    const media: MediaRecord[] = [];
-    for (const agent of this.platform.agents) {
-      agents[agent.config.id] = agentSnapshot(agent);
-      media.push(...agent.media.values());
-    }
-    const state: StateFile = {
-      format: STATE_FORMAT,
-      version: STATE_VERSION,
-      savedAt: Date.now(),
-      simNow: this.platform.clock.now(),
-      clean,
-      agents,
-    };
-    return { json: JSON.stringify(state), media };
-  }
-
-  private async write(snapshot: { json: string; media: MediaRecord[] }): Promise<void> {
-    const mediaDir = mediaDirOf(this.file);
-    const keep = new Set<string>();
-    for (const record of snapshot.media) {
-      keep.add(record.sha256);
-      if (this.written.has(record.sha256)) continue;
-      await mkdir(mediaDir, { recursive: true });
-      await atomicWrite(join(mediaDir, record.sha256), record.bytes);
-      this.written.add(record.sha256);
-    }
-    await atomicWrite(this.file, snapshot.json);
-    // Bytes no item refers to any more (deleted or expired media), once the JSON no longer names them.
-    if (this.written.size > keep.size) {
-      for (const name of await readdir(mediaDir).catch(() => [] as string[])) {
-        if (keep.has(name) || !SHA256_NAME.test(name)) continue;
-        await rm(join(mediaDir, name), { force: true });
-        this.written.delete(name);
-      }
-    }
-  }
-}
-
-/**
- * Replaces `file` with `data` so that a reader (or a crash at any moment) sees the old content or
- * the new, never a part: a temp file in the same folder, fsync, rename over the file.
- */
-export async function atomicWrite(file: string, data: string | Buffer): Promise<void> {
-  await mkdir(dirname(file), { recursive: true });
-  const temp = join(dirname(file), `.${basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
-  const handle = await open(temp, 'w', 0o600);
-  try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } catch (err) {
-    await handle.close().catch(() => undefined);
-    await rm(temp, { force: true });
-    throw err;
-  }
-  await handle.close();
-  try {
-    await rename(temp, file);
-  } catch (err) {
-    await rm(temp, { force: true });
-    throw err;
-  }
 }

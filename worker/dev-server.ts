@@ -9,16 +9,17 @@
  * closes: the server never outlives the process that started it, even one killed with SIGKILL.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomInt } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { createServer, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { Connection } from '@temporalio/client';
 import { DevServerStartError, PortInUseError } from './dev-server-errors';
 import { tailOf } from './output-tail';
+import { claimablePort, freePort, portOpen } from './port-probes';
 
 export { DevServerStartError, PortInUseError };
+export { claimablePort, freePort, portTaken } from './port-probes';
 
 /** How {@link startDevServer} runs the server. */
 export interface DevServerOptions {
@@ -84,61 +85,6 @@ const DEFAULT_DYNAMIC_CONFIG: Record<string, string | number | boolean> = {
   'frontend.enableUpdateWorkflowExecution': true,
   'frontend.enableExecuteMultiOperation': true,
 };
-
-/**
- * Ports handed out below the kernels' ephemeral ranges (Linux 32768–60999, macOS 49152–65535):
- * a port chosen there cannot be taken, between this call and its listen, as the source port of
- * an outgoing connection (which a chosen port from listen(0) can: a start then failed with
- * "port in use" under load).
- */
-const CHOSEN_PORTS = { from: 20_000, to: 32_767 };
-
-/** A TCP port that was free a moment ago on 127.0.0.1 (any free one if none of the range is). */
-export async function freePort(): Promise<number> {
-  for (let tries = 0; tries < 50; tries++) {
-    const port = CHOSEN_PORTS.from + randomInt(CHOSEN_PORTS.to - CHOSEN_PORTS.from + 1);
-    if (!(await portTaken(port))) return port;
-  }
-  return anyFreePort();
-}
-
-function anyFreePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() =>
-        typeof addr === 'object' && addr ? resolvePort(addr.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
-
-/** Whether host:port can be listened on now; only EADDRINUSE counts as taken. */
-export function portTaken(port: number, host = '127.0.0.1'): Promise<boolean> {
-  return new Promise((done) => {
-    const probe = createServer();
-    probe.unref();
-    probe.once('error', (err: NodeJS.ErrnoException) => done(err.code === 'EADDRINUSE'));
-    probe.listen(port, host, () => probe.close(() => done(false)));
-  });
-}
-
-/** Throws {@link PortInUseError} unless the port is free or becomes free within `waitMs`. */
-export async function claimablePort(
-  port: number,
-  role: PortInUseError['role'],
-  waitMs: number,
-): Promise<void> {
-  const deadline = Date.now() + waitMs;
-  while (await portTaken(port)) {
-    if (Date.now() >= deadline) throw new PortInUseError(port, role);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 /** The watchdog's command line: its compiled `.js` next to this file, or its source via ts-node. */
 function watchdogArgs(): string[] {
   if (__filename.endsWith('.js')) return [join(__dirname, 'dev-server-watchdog.js')];
@@ -171,23 +117,6 @@ function signalGroup(watchdog: ChildProcess, signal: NodeJS.Signals): void {
   } catch {
     watchdog.kill(signal); // No process groups (Windows), or the group is gone already.
   }
-}
-
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const socket = new Socket();
-    socket.setTimeout(500);
-    socket.once('connect', () => {
-      socket.destroy();
-      done(true);
-    });
-    socket.once('error', () => done(false));
-    socket.once('timeout', () => {
-      socket.destroy();
-      done(false);
-    });
-    socket.connect(port, '127.0.0.1');
-  });
 }
 
 async function waitReady(
@@ -237,6 +166,38 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   await claimablePort(port, 'gRPC', portWaitMs);
   if (uiPort !== undefined) await claimablePort(uiPort, 'web UI', portWaitMs);
   mkdirSync(dirname(options.dbFile), { recursive: true });
+  const stdio = options.logFile ?? 'pipe';
+  const child = spawnWatchdog(options.cliPath, devServerArgs(options, port, uiPort, namespace), stdio);
+  const output = tailOf(stdio === 'pipe' ? [child.stdout, child.stderr] : []);
+  const address = `127.0.0.1:${port}`;
+  let serverPid: number;
+  try {
+    serverPid = await reportedPid(child.stdio[3] as Readable);
+    await waitReady(child, address, port, namespace, options.startTimeoutMs ?? 60_000);
+  } catch (err) {
+    // How it ended on its own (the watchdog exits with the server's code), before it is killed.
+    const exit = child.exitCode !== null ? `exit code ${child.exitCode}` : (child.signalCode ?? undefined);
+    signalGroup(child, 'SIGKILL');
+    await output.settled(2_000);
+    throw new DevServerStartError((err as Error).message, output.text(), exit);
+  }
+  return {
+    address,
+    uiUrl: uiPort === undefined ? undefined : `http://127.0.0.1:${uiPort}`,
+    namespace,
+    pid: serverPid,
+    watchdogPid: child.pid ?? -1,
+    stop: stopper(child),
+  };
+}
+
+/** The `temporal` CLI's arguments for `options` on these ports (pure). */
+export function devServerArgs(
+  options: Pick<DevServerOptions, 'dbFile' | 'dynamicConfig' | 'sqlitePragmas'>,
+  port: number,
+  uiPort: number | undefined,
+  namespace: string,
+): string[] {
   const args = [
     'server',
     'start-dev',
@@ -260,10 +221,20 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   for (const [key, value] of Object.entries({ ...DEFAULT_SQLITE_PRAGMAS, ...options.sqlitePragmas })) {
     args.push('--sqlite-pragma', `${key}=${value}`);
   }
-  const stdio = options.logFile ?? 'pipe';
-  // The watchdog gets its own process group: a Ctrl-C in the terminal must not stop the server
-  // before the workers have drained; stop() ends it after them. Its stdin is the lifeline.
-  const child = spawn(process.execPath, [...watchdogArgs(), options.cliPath, ...args], {
+  return args;
+}
+
+/**
+ * Starts the watchdog that runs the server. It gets its own process group: a Ctrl-C in the
+ * terminal must not stop the server before the workers have drained; stop() ends it after them.
+ * Its stdin is the lifeline.
+ */
+function spawnWatchdog(
+  cliPath: string,
+  args: string[],
+  stdio: number | 'inherit' | 'ignore' | 'pipe',
+): ChildProcess {
+  const child = spawn(process.execPath, [...watchdogArgs(), cliPath, ...args], {
     stdio: ['pipe', stdio, stdio, 'pipe'],
     detached: true,
   });
@@ -274,38 +245,23 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   child.unref();
   child.stdin!.on('error', () => undefined);
   (child.stdin as unknown as Socket).unref();
-  const output = tailOf(stdio === 'pipe' ? [child.stdout, child.stderr] : []);
-  const address = `127.0.0.1:${port}`;
-  let serverPid: number;
-  try {
-    serverPid = await reportedPid(child.stdio[3] as Readable);
-    await waitReady(child, address, port, namespace, options.startTimeoutMs ?? 60_000);
-  } catch (err) {
-    // How it ended on its own (the watchdog exits with the server's code), before it is killed.
-    const exit = child.exitCode !== null ? `exit code ${child.exitCode}` : (child.signalCode ?? undefined);
-    signalGroup(child, 'SIGKILL');
-    await output.settled(2_000);
-    throw new DevServerStartError((err as Error).message, output.text(), exit);
-  }
+  return child;
+}
+
+/** `stop()` of a running server: SIGTERM to the watchdog, SIGKILL if it hangs; idempotent. */
+function stopper(child: ChildProcess): () => Promise<void> {
   let stopped: Promise<void> | undefined;
-  return {
-    address,
-    uiUrl: uiPort === undefined ? undefined : `http://127.0.0.1:${uiPort}`,
-    namespace,
-    pid: serverPid,
-    watchdogPid: child.pid ?? -1,
-    stop() {
-      stopped ??= new Promise<void>((done) => {
-        if (child.exitCode !== null || child.signalCode !== null) return done();
-        // The watchdog gives the server 10 s after SIGTERM; this is for a watchdog that hangs.
-        const killer = setTimeout(() => signalGroup(child, 'SIGKILL'), 15_000);
-        child.once('exit', () => {
-          clearTimeout(killer);
-          done();
-        });
-        child.kill('SIGTERM');
+  return () => {
+    stopped ??= new Promise<void>((done) => {
+      if (child.exitCode !== null || child.signalCode !== null) return done();
+      // The watchdog gives the server 10 s after SIGTERM; this is for a watchdog that hangs.
+      const killer = setTimeout(() => signalGroup(child, 'SIGKILL'), 15_000);
+      child.once('exit', () => {
+        clearTimeout(killer);
+        done();
       });
-      return stopped;
-    },
+      child.kill('SIGTERM');
+    });
+    return stopped;
   };
 }

@@ -5,7 +5,7 @@
  * when other variables are bad (their problems are listed in the same message).
  */
 import { EnvSchema } from './config';
-import { portTaken } from './dev-server';
+import { portTaken } from './port-probes';
 
 /** A port a start listens on, and what a person should know to free or move it. */
 export interface PlannedPort {

@@ -2,14 +2,14 @@
 import type { Client } from '@temporalio/client';
 import type { ApprovalDecision } from '../../protocol/approvals';
 import { agentRunning } from '../agents';
+import { getApprovalHandle, requestApproval } from '../approval-handle';
+import { listApprovals } from '../approval-listing';
 import {
   ApprovalError,
   approvalIdProblem,
   approvalInput,
   ApprovalRequestError,
-  getApprovalHandle,
-  listApprovals,
-  requestApproval,
+  MAX_QUESTION_CHARS,
   type ApprovalListing,
 } from '../approvals';
 import { agentOption, jsonOption, taskQueue } from './options';
@@ -59,13 +59,13 @@ const requestOptions = {
   question: {
     type: 'string',
     value: '<text>',
-    description: 'what the human approves, as they read it in the chat (at most 4000 characters)',
+    description: `what the human approves, as they read it in the chat (at most ${MAX_QUESTION_CHARS} characters)`,
     required: true,
   },
   agent: agentOption,
   timeout: {
     type: 'string',
-    value: '10m',
+    value: DEFAULT_APPROVAL_TIMEOUT,
     description: 'how long the human has to answer; after it the decision is expired',
     default: DEFAULT_APPROVAL_TIMEOUT,
   },

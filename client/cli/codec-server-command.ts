@@ -17,6 +17,7 @@ export const codecServerCommand = command({
       value: String(DEFAULT_CODEC_SERVER_PORT),
       description: 'the port to listen on (0: any free port)',
       default: String(DEFAULT_CODEC_SERVER_PORT),
+      check: portProblem,
     },
     host: {
       type: 'string',
@@ -30,9 +31,8 @@ export const codecServerCommand = command({
       description: 'a browser origin allowed to call it (repeatable)',
       multiple: true,
       default: DEFAULT_UI_ORIGINS,
+      check: originProblem,
     },
   },
-  check: ({ values }) =>
-    portProblem(values.port) ?? (values.origin ?? []).map(originProblem).find((p) => p !== undefined),
   run: ({ values, env }) => runCodecServer(values, env),
 });

@@ -2,9 +2,17 @@
 import { DURATIONS, TEMPORAL_ENVIRONMENT } from './options';
 import { isGroup, type CommandSpec, type Entry, type GroupSpec, type OptionSpec } from './spec';
 
+/** The help option every command takes: parsed with the table's options, listed by `commandHelp`. */
+export const HELP_OPTION = { name: 'help', short: 'h', description: 'this help' } as const;
+
+/** `--name <value>` (`--name` for a boolean). */
+function flagOf(name: string, option: OptionSpec): string {
+  return option.type === 'boolean' ? `--${name}` : `--${name} ${option.value ?? '<value>'}`;
+}
+
 /** `--name <value>`, as the usage line shows it (required ones without brackets). */
 function optionUsage(name: string, option: OptionSpec): string {
-  const flag = option.type === 'boolean' ? `--${name}` : `--${name} ${option.value ?? '<value>'}`;
+  const flag = flagOf(name, option);
   if (option.required) return flag;
   return option.multiple ? `[${flag}]...` : `[${flag}]`;
 }
@@ -69,10 +77,10 @@ function defaultText(option: OptionSpec): string {
 export function commandHelp(path: string, spec: CommandSpec): string {
   const args = (spec.positionals ?? []).map((p): [string, string] => [`<${p.name}>`, p.description]);
   const options = Object.entries(spec.options).map(([name, o]): [string, string] => [
-    o.type === 'boolean' ? `--${name}` : `--${name} ${o.value ?? '<value>'}`,
+    flagOf(name, o),
     `${o.description}${o.required ? ' (required)' : ''}${defaultText(o)}`,
   ]);
-  options.push(['-h, --help', 'this help']);
+  options.push([`-${HELP_OPTION.short}, --${HELP_OPTION.name}`, HELP_OPTION.description]);
   return [
     `usage: ${usageLine(path, spec)}`,
     '',

@@ -1,5 +1,9 @@
 /** Options several commands share, declared once. */
+import { formatDuration } from '../../core/durations';
+import { agentKeyProblem } from '../../protocol/ids';
 import { DEFAULT_TASK_QUEUE } from '../../protocol/queues';
+import type { OptionSpec } from './spec';
+import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_NAMESPACE, DEFAULT_TEMPORAL_ADDRESS } from './temporal';
 
 /** The agent key (`--agent`), checked by every command that takes it before anything is contacted. */
 export const agentOption = {
@@ -8,7 +12,8 @@ export const agentOption = {
   description: 'the agent (its agentKey in the agents file)',
   env: 'AMSFLOW_AGENT',
   default: 'default',
-} as const;
+  check: agentKeyProblem,
+} as const satisfies OptionSpec;
 
 export const jsonOption = {
   type: 'boolean',
@@ -22,11 +27,14 @@ export function taskQueue(env: NodeJS.ProcessEnv): string {
 
 /** What every command that talks to Temporal reads, for `--help`: name and meaning. */
 export const TEMPORAL_ENVIRONMENT: [string, string][] = [
-  ['TEMPORAL_ADDRESS', 'the Temporal frontend, host:port (default 127.0.0.1:7233)'],
-  ['TEMPORAL_NAMESPACE', 'its namespace (default "default")'],
-  ['AMSFLOW_TASK_QUEUE', 'the workers\' task queue (default "amsflow")'],
-  ['AMSFLOW_AGENT', 'the agent when --agent is not given (default "default")'],
-  ['AMSFLOW_CONNECT_TIMEOUT', 'how long to try to reach Temporal (default 2s)'],
+  ['TEMPORAL_ADDRESS', `the Temporal frontend, host:port (default ${DEFAULT_TEMPORAL_ADDRESS})`],
+  ['TEMPORAL_NAMESPACE', `its namespace (default "${DEFAULT_NAMESPACE}")`],
+  ['AMSFLOW_TASK_QUEUE', `the workers' task queue (default "${DEFAULT_TASK_QUEUE}")`],
+  [agentOption.env, `the agent when --agent is not given (default "${agentOption.default}")`],
+  [
+    'AMSFLOW_CONNECT_TIMEOUT',
+    `how long to try to reach Temporal (default ${formatDuration(DEFAULT_CONNECT_TIMEOUT_MS)})`,
+  ],
   ['AMSFLOW_ENCRYPTION_KEYS', "the workers' keys, when payloads are encrypted"],
 ];
 

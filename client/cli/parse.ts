@@ -4,8 +4,7 @@
  * with every option of the table, then checked against the command's own.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { agentKeyProblem } from '../../protocol/ids';
-import { commandHelp, globalHelp, groupHelp, usageBlock } from './help';
+import { commandHelp, globalHelp, groupHelp, HELP_OPTION, usageBlock } from './help';
 import { isGroup, type CommandInput, type CommandSpec, type Entry, type OptionSpec } from './spec';
 
 export type Resolution =
@@ -17,12 +16,15 @@ type ParseOptions = NonNullable<ParseArgsConfig['options']>;
 
 /** Every option of the table, for `parseArgs`; throws when two commands declare one name two ways. */
 export function parseOptionsOf(table: readonly Entry[]): ParseOptions {
-  const all: ParseOptions = { help: { type: 'boolean', short: 'h' } };
+  const all: ParseOptions = { [HELP_OPTION.name]: { type: 'boolean', short: HELP_OPTION.short } };
   const seen = new Map<string, OptionSpec>();
   const commands = table.flatMap((e) => (isGroup(e) ? e.commands : [e]));
   for (const [name, option] of commands.flatMap((c) => Object.entries(c.options))) {
     const before = seen.get(name);
-    if (name === 'help' || (before && (before.type !== option.type || !before.multiple !== !option.multiple)))
+    if (
+      name === HELP_OPTION.name ||
+      (before && (before.type !== option.type || !before.multiple !== !option.multiple))
+    )
       throw new Error(`the option --${name} is declared twice with different types`);
     seen.set(name, option);
     all[name] = { type: option.type, multiple: option.multiple ?? false };
@@ -80,9 +82,22 @@ export function resolve(table: readonly Entry[], argv: string[], env: NodeJS.Pro
   const why = lineProblem(path, command, values, args);
   if (why) return problem(why);
   const input: CommandInput = { values: withDefaults(command, values, env), args, env };
-  const invalid =
-    ('agent' in command.options ? agentKeyProblem(input.values.agent) : undefined) ?? command.check?.(input);
+  const invalid = valueProblem(command, input.values) ?? command.check?.(input);
   return invalid ? problem(invalid) : { kind: 'run', path, command, input };
+}
+
+/** The first problem an option's own `check` finds in its value (each value of a list), or undefined. */
+function valueProblem(command: CommandSpec, values: CommandInput['values']): string | undefined {
+  for (const [name, option] of Object.entries(command.options)) {
+    const value = values[name];
+    if (!option.check || value === undefined || typeof value === 'boolean') continue;
+    const list: readonly string[] = typeof value === 'string' ? [value] : value;
+    for (const one of list) {
+      const problem = option.check(one);
+      if (problem) return problem;
+    }
+  }
+  return undefined;
 }
 
 /** Why the options and arguments do not fit the command, or undefined. */

@@ -17,7 +17,8 @@ const resumeCommand = command({
   ],
   options: { agent: agentOption },
   check: ({ args }) => (args[0] === undefined ? undefined : agentKeyProblem(args[0])),
-  run: async (ctx) => resume(await ctx.temporal(), ctx.args[0] ?? ctx.values.agent ?? 'default'),
+  // --agent has its variable or default applied: it is always set.
+  run: async (ctx) => resume(await ctx.temporal(), ctx.args[0] ?? ctx.values.agent!),
 });
 
 export const agentGroup: GroupSpec = {

@@ -21,6 +21,11 @@ export interface OptionSpec {
   readonly multiple?: boolean;
   /** The command cannot run without it (its usage line shows it without brackets). */
   readonly required?: boolean;
+  /**
+   * Why a value is not allowed (exit 2, nothing contacted), or undefined: run on the value given,
+   * from the variable or the default, each one of a `multiple` option, before the command's check.
+   */
+  readonly check?: (value: string) => string | undefined;
 }
 
 /** One positional argument of a command. */
@@ -74,7 +79,10 @@ export interface CommandSpec<O extends OptionSpecs = OptionSpecs> {
   readonly description?: string;
   readonly positionals?: readonly PositionalSpec[];
   readonly options: O;
-  /** Why the command line cannot run (exit 2, nothing contacted), or undefined. */
+  /**
+   * Why the command line cannot run (exit 2, nothing contacted), or undefined: what no single
+   * option's `check` can tell (arguments, options together).
+   */
   check?(input: CommandInput<O>): string | undefined;
   /** Does what was asked; resolves to the exit code. Throws {@link CommandFailure} for a failure to report. */
   run(ctx: CommandContext<O>): Promise<number>;

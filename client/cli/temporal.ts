@@ -11,6 +11,8 @@ import { UsageError } from './spec';
 
 export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
 export const DEFAULT_CONNECT_TIMEOUT_MS = 2_000;
+/** The namespace when `TEMPORAL_NAMESPACE` is not set. */
+export const DEFAULT_NAMESPACE = 'default';
 
 /** Where to connect and for how long. */
 export interface TemporalTarget {

@@ -9,16 +9,13 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import {
   approvalInput,
-  approvalListQuery,
   ApprovalError,
   ApprovalRequestError,
-  cancelApproval,
-  getApprovalHandle,
-  listApprovals,
-  requestApproval,
   type ApprovalListing,
   type RequestApprovalOptions,
 } from '../../client/approvals';
+import { cancelApproval, getApprovalHandle, requestApproval } from '../../client/approval-handle';
+import { approvalListQuery, listApprovals } from '../../client/approval-listing';
 import { run } from './cli-runner';
 import { conversationQuery } from '../../protocol/messages';
 import { Engine } from '../engine/support';

@@ -7,7 +7,17 @@
  */
 import { commandsOf, usageLine } from '../../client/cli/help';
 import { COMMANDS } from '../../client/cli/commands';
-import { parseOptionsOf } from '../../client/cli/parse';
+import { parseOptionsOf, resolve } from '../../client/cli/parse';
+import { agentOption, TEMPORAL_ENVIRONMENT } from '../../client/cli/options';
+import {
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_NAMESPACE,
+  DEFAULT_TEMPORAL_ADDRESS,
+} from '../../client/cli/temporal';
+import { originProblem, portProblem } from '../../client/codec-server';
+import { formatDuration } from '../../core/durations';
+import { agentKeyProblem } from '../../protocol/ids';
+import { DEFAULT_TASK_QUEUE } from '../../protocol/queues';
 import { command, isGroup, type Entry } from '../../client/cli/spec';
 import { main } from '../../client/cli';
 import { run } from './cli-runner';
@@ -185,6 +195,46 @@ describe('the table', () => {
     expect(out[0]).toMatch(/\n {2}hello +says hello\n/);
     expect(out[1]).toMatch(/^usage: amsflow hello <dir> \[--name <name>\]\n/);
     expect(seen).toEqual([{ values: { name: 'world' }, args: ['my-bot'] }]);
+  });
+
+  it("checks each option's value with the option's own check, wherever the value came from", () => {
+    const checked: string[] = [];
+    const even = (value: string) => (checked.push(value), Number(value) % 2 ? `${value} is odd` : undefined);
+    const pick = command({
+      name: 'pick',
+      summary: 'picks',
+      options: {
+        n: { type: 'string', description: 'n', env: 'PICK_N', default: '2', check: even },
+        m: { type: 'string', description: 'm', multiple: true, check: even },
+      },
+      run: async () => 0,
+    });
+    expect(resolve([pick], ['pick', '--n', '3'], {})).toMatchObject({ kind: 'print', code: 2 });
+    expect((resolve([pick], ['pick', '--n', '3'], {}) as { text: string }).text).toMatch(/^3 is odd\n/);
+    expect(resolve([pick], ['pick'], { PICK_N: '5' })).toMatchObject({ kind: 'print', code: 2 });
+    expect(resolve([pick], ['pick', '--m', '4', '--m', '7'], {})).toMatchObject({ kind: 'print', code: 2 });
+    checked.length = 0;
+    expect(resolve([pick], ['pick', '--m', '4'], {})).toMatchObject({ kind: 'run' });
+    expect(checked).toEqual(['2', '4']);
+  });
+
+  it('declares the agent key check, the ports and origins of codec-server once, on their options', () => {
+    const options = commandsOf(COMMANDS).flatMap(({ spec }) => Object.entries(spec.options));
+    for (const [name, option] of options.filter(([n]) => n === 'agent'))
+      expect({ name, check: option.check }).toEqual({ name, check: agentKeyProblem });
+    const codec = commandsOf(COMMANDS).find(({ path }) => path === 'codec-server')!.spec;
+    expect(codec.options.port.check).toBe(portProblem);
+    expect(codec.options.origin.check).toBe(originProblem);
+    expect(codec.check).toBeUndefined();
+  });
+
+  it('says the defaults the code uses in the help of the environment', () => {
+    const help = new Map(TEMPORAL_ENVIRONMENT);
+    expect(help.get('TEMPORAL_ADDRESS')).toContain(DEFAULT_TEMPORAL_ADDRESS);
+    expect(help.get('TEMPORAL_NAMESPACE')).toContain(`"${DEFAULT_NAMESPACE}"`);
+    expect(help.get('AMSFLOW_TASK_QUEUE')).toContain(`"${DEFAULT_TASK_QUEUE}"`);
+    expect(help.get('AMSFLOW_AGENT')).toContain(`"${agentOption.default}"`);
+    expect(help.get('AMSFLOW_CONNECT_TIMEOUT')).toContain(formatDuration(DEFAULT_CONNECT_TIMEOUT_MS));
   });
 });
 

@@ -9,7 +9,7 @@
  * fail; the search itself is shown to find a token planted in a history.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { requestApproval } from '../../client/approvals';
+import { requestApproval } from '../../client/approval-handle';
 import { approvalWorkflowId } from '../../protocol/ids';
 import type { Endpoint, Fault } from '../../simulator/wire';
 import { remindersWorkflowId } from '../../protocol/reminders';

@@ -9,7 +9,7 @@
  * workflow answers.
  */
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
-import { requestApproval } from '../../client/approvals';
+import { requestApproval } from '../../client/approval-handle';
 import { freePort } from '../../worker/dev-server';
 import { bundle, waitFor } from '../support/temporal';
 import { Engine } from './support';

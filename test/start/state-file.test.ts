@@ -7,13 +7,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSimulator, SimulatorStateError, type RunningSimulator } from '../../simulator';
-import {
-  atomicWrite,
-  mediaDirOf,
-  readStateFile,
-  SEQ_GAP_AFTER_CRASH,
-  STATE_FORMAT,
-} from '../../simulator/state-file';
+import { mediaDirOf, readStateFile, SEQ_GAP_AFTER_CRASH, STATE_FORMAT } from '../../simulator/state-file';
+import { atomicWrite } from '../../simulator/state-store';
 import { AgentHttp, eventually, pageOf } from '../simulator/support';
 
 const AGENT = { id: 'demo', token: 'tok-1', creator: 'user:1001', creatorName: 'Ada' };

@@ -29,6 +29,7 @@ export type { ApprovalDecision, ApprovalInput, ApprovalView } from '../../protoc
 const MAX_REMINDERS = 3;
 
 /** The approval workflow (type `approvalWorkflow`, id `approval:<agentKey>:<id>`); a bot bundle re-exports it. */
+// eslint-disable-next-line max-lines-per-function -- workflow code not yet cut into named steps (issue 20): left for a change that runs the replay suite on the cut
 export async function approvalWorkflow(input: ApprovalInput): Promise<ApprovalDecision> {
   const startedAt = Date.now();
   const requestedAt = Math.min(input.requestedAt, startedAt);

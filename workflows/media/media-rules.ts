@@ -1,8 +1,8 @@
 /**
  * The rules of media, pure: what each kind accepts (MIME types, sizes, captions, filenames), the
- * byte cap of what passes through workflow history, the typed failures, the checks made before
- * anything is uploaded or sent, what an inbound message carries, and base64 (workflow code has
- * no Buffer). `media.ts` wires them to the media activities and the outbox.
+ * byte cap of what passes through workflow history, the typed failures, what an inbound message
+ * carries, and base64 (workflow code has no Buffer). The checks made before anything is uploaded
+ * or sent are `media-checks.ts`; `media.ts` wires both to the media activities and the outbox.
  */
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { SendOptions, SentMessage } from '../author/sending';
@@ -44,9 +44,6 @@ export const MEDIA_RULES: Readonly<Record<MediaKind, MediaKindRule>> = MEDIA_RUL
 
 /** Caption cap of image, video and document, in characters (Unicode code points; spec 4.1). */
 export const MAX_CAPTION_CHARS = 1024;
-
-/** Kinds that take a caption (spec 4.1). Only documents take a filename. */
-const CAPTIONED: readonly MediaKind[] = ['image', 'video', 'document'];
 
 /**
  * `ApplicationFailure.type` of every failure the media helpers throw themselves (all are
@@ -175,131 +172,6 @@ export function fail(
     details: details === undefined ? [] : [details],
     ...(cause instanceof Error ? { cause } : {}),
   });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Checks (pure)
-// ---------------------------------------------------------------------------------------------
-
-/** `Image/PNG; x=y` -> `image/png`. */
-export function normalizeMimeType(mimeType: string): string {
-  return mimeType.split(';')[0].trim().toLowerCase();
-}
-
-/** True when a WebP file is animated (VP8X header with the animation flag). */
-function isAnimatedWebp(data: Uint8Array): boolean {
-  if (data.length < 21) return false;
-  const ascii = (from: number, to: number): string => String.fromCharCode(...data.subarray(from, to));
-  return (
-    ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP' && ascii(12, 16) === 'VP8X' && (data[20] & 0x02) !== 0
-  );
-}
-
-export function isBytesSource(source: MediaSource): source is MediaBytes {
-  return typeof source === 'object' && source !== null && 'bytes' in source;
-}
-
-function checkMimeType(kind: MediaKind, mimeType: unknown): void {
-  if (typeof mimeType !== 'string' || mimeType.trim() === '') {
-    throw fail('invalid', `A ${kind} needs its MIME type (mimeType); nothing was sent.`);
-  }
-  const mime = normalizeMimeType(mimeType);
-  const accepted = MEDIA_RULES[kind].mimeTypes;
-  if (!accepted.includes(mime)) {
-    const others = MEDIA_KINDS.filter((k) => MEDIA_RULES[k].mimeTypes.includes(mime));
-    throw fail(
-      'invalid',
-      `A ${kind} message does not accept ${mime} (it accepts ${accepted.join(', ')})` +
-        (others.length ? `; send it as ${others.join(' or ')}` : '; convert the file') +
-        '. Nothing was sent.',
-      { kind, mimeType: mime },
-    );
-  }
-}
-
-/**
- * Every local check of a media send, made before anything is uploaded or sent: the kind, the
- * source (bytes within {@link MAX_INLINE_MEDIA_BYTES} and the kind's cap, a MIME type the kind
- * accepts, or a non-empty media id), the caption (image, video, document; at most
- * {@link MAX_CAPTION_CHARS}) and the filename (documents only). Throws a non-retryable
- * `ApplicationFailure` of type `MediaTooLarge` or `MediaInvalid`.
- */
-export function checkMediaSend(kind: MediaKind, source: MediaSource, options: AnyMediaOptions = {}): void {
-  if (!(MEDIA_KINDS as readonly string[]).includes(kind)) {
-    throw fail(
-      'invalid',
-      `Unknown media kind "${String(kind)}" (one of ${MEDIA_KINDS.join(', ')}); nothing was sent.`,
-    );
-  }
-  if (typeof source !== 'object' || source === null) {
-    throw fail('invalid', `A ${kind} needs { bytes, mimeType } or { mediaId }; nothing was sent.`);
-  }
-  if (isBytesSource(source)) {
-    const { bytes } = source;
-    if (!(bytes instanceof Uint8Array)) {
-      throw fail('invalid', `The ${kind}'s bytes must be a Uint8Array; nothing was sent.`);
-    }
-    if (bytes.byteLength === 0) throw fail('invalid', `The ${kind} is empty (0 bytes); nothing was sent.`);
-    if (bytes.byteLength > MAX_INLINE_MEDIA_BYTES) {
-      throw fail(
-        'tooLarge',
-        `The ${kind} is ${bytes.byteLength} bytes; workflow code sends at most ${MAX_INLINE_MEDIA_BYTES} bytes ` +
-          '(they are recorded in history). Upload it in your own activity (MessagingClient.uploadMedia) and ' +
-          `send it with { mediaId }. Nothing was sent.`,
-        { kind, size: bytes.byteLength, maxBytes: MAX_INLINE_MEDIA_BYTES },
-      );
-    }
-    checkMimeType(kind, source.mimeType);
-    const rule = MEDIA_RULES[kind];
-    const cap =
-      kind === 'sticker' && rule.maxBytesStatic !== undefined && !isAnimatedWebp(bytes)
-        ? rule.maxBytesStatic
-        : rule.maxBytes;
-    if (bytes.byteLength > cap) {
-      throw fail(
-        'tooLarge',
-        `The ${kind} is ${bytes.byteLength} bytes; the service takes at most ${cap}. Nothing was sent.`,
-        { kind, size: bytes.byteLength, maxBytes: cap },
-      );
-    }
-    if (source.filename !== undefined && (typeof source.filename !== 'string' || source.filename === '')) {
-      throw fail('invalid', 'The filename must be a non-empty string; nothing was sent.');
-    }
-  } else {
-    if (typeof source.mediaId !== 'string' || source.mediaId === '') {
-      throw fail(
-        'invalid',
-        `A ${kind} needs { bytes, mimeType } or a non-empty { mediaId } (the service takes no links); nothing was sent.`,
-      );
-    }
-    if (source.mimeType !== undefined) checkMimeType(kind, source.mimeType);
-  }
-  const { caption, filename } = options;
-  if (caption !== undefined) {
-    if (!CAPTIONED.includes(kind)) {
-      throw fail(
-        'invalid',
-        `A ${kind} message takes no caption (only ${CAPTIONED.join(', ')}); nothing was sent.`,
-      );
-    }
-    if (typeof caption !== 'string') throw fail('invalid', 'The caption must be a string; nothing was sent.');
-    const chars = [...caption].length;
-    if (chars > MAX_CAPTION_CHARS) {
-      throw fail(
-        'invalid',
-        `The ${kind} caption is ${chars} characters; the service takes at most ${MAX_CAPTION_CHARS}. Nothing was sent.`,
-        { kind, captionChars: chars },
-      );
-    }
-  }
-  if (filename !== undefined) {
-    if (kind !== 'document') {
-      throw fail('invalid', `Only documents take a filename, not a ${kind}; nothing was sent.`);
-    }
-    if (typeof filename !== 'string' || filename === '') {
-      throw fail('invalid', 'The filename must be a non-empty string; nothing was sent.');
-    }
-  }
 }
 
 /** The media an inbound message carries (image, video, audio, document, sticker), else undefined. */

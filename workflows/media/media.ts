@@ -26,14 +26,9 @@ import { send } from '../author/sending';
 import { current } from '../author/conversation-state';
 import type { InboundMessage } from '../../protocol';
 import {
-  MAX_INLINE_MEDIA_BYTES,
   base64ToBytes,
   bytesToBase64,
-  checkMediaSend,
   fail,
-  isBytesSource,
-  mediaOf,
-  normalizeMimeType,
   type AnyMediaOptions,
   type CaptionedMediaOptions,
   type DocumentOptions,
@@ -45,8 +40,16 @@ import {
   type MediaSource,
   type SentMedia,
 } from './media-rules';
+import {
+  checkDownloadSize,
+  checkMediaSend,
+  downloadTarget,
+  isBytesSource,
+  normalizeMimeType,
+} from './media-checks';
 
 export * from './media-rules';
+export { checkMediaSend, isBytesSource, normalizeMimeType } from './media-checks';
 
 // ---------------------------------------------------------------------------------------------
 // Where the media activities run
@@ -213,12 +216,6 @@ export function sendSticker(source: MediaSource, options: MediaSendOptions = {})
 // Downloading
 // ---------------------------------------------------------------------------------------------
 
-function fileSize(metadata: Record<string, unknown>): number | undefined {
-  const raw = metadata.file_size;
-  const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
-  return Number.isSafeInteger(n) && n >= 0 ? n : undefined;
-}
-
 /**
  * Downloads the media of an inbound message (or a `{ mediaId }`) into the workflow, through two
  * activities on the media queue: `getMedia` (the metadata: its size is checked against
@@ -236,43 +233,12 @@ export async function downloadMedia(
   source: InboundMessage | MediaRef,
   options: DownloadOptions = {},
 ): Promise<DownloadedMedia> {
-  const byId = typeof source === 'object' && source !== null && 'mediaId' in source;
-  const inbound = byId ? undefined : mediaOf(source);
-  if (!byId && !inbound) {
-    const type: unknown = (source as InboundMessage | undefined)?.type;
-    throw fail(
-      'notMedia',
-      `This message carries no media (type ${String(type)}); only image, video, audio, document and sticker messages do.`,
-      { type },
-    );
-  }
-  const mediaId = byId ? source.mediaId : inbound?.mediaId;
-  if (typeof mediaId !== 'string' || mediaId === '') {
-    throw fail('invalid', 'downloadMedia needs an inbound media message or a non-empty { mediaId }.');
-  }
-  const maxBytes = options.maxBytes ?? MAX_INLINE_MEDIA_BYTES;
-  if (!Number.isSafeInteger(maxBytes) || maxBytes < 1 || maxBytes > MAX_INLINE_MEDIA_BYTES) {
-    throw fail(
-      'invalid',
-      `maxBytes must be a whole number from 1 to ${MAX_INLINE_MEDIA_BYTES} (bytes in workflow history are ` +
-        `capped); got ${String(maxBytes)}. Download larger media in your own activity.`,
-    );
-  }
+  const target = downloadTarget(source, options);
+  const { mediaId, inbound, maxBytes } = target;
   const conv = current();
   const acts = mediaActivities();
   const metadata = await mediaCall('download', () => acts.getMedia({ agentKey: conv.agentKey, mediaId }));
-  const size = fileSize(metadata);
-  const metaMime = typeof metadata.mime_type === 'string' ? metadata.mime_type : undefined;
-  if (size === undefined || size > maxBytes) {
-    throw fail(
-      'tooLarge',
-      (size === undefined
-        ? `The service shows no size for media ${mediaId}, so it cannot be proven to fit in ${maxBytes} bytes.`
-        : `Media ${mediaId} is ${size} bytes; downloadMedia moves at most ${maxBytes} into workflow history.`) +
-        ' Download it in your own activity by its id (MessagingClient.downloadMedia(mediaId)).',
-      { mediaId, size, maxBytes, mimeType: metaMime ?? inbound?.mimeType },
-    );
-  }
+  checkDownloadSize(target, metadata);
   const downloaded = await mediaCall('download', () =>
     acts.downloadMedia({ agentKey: conv.agentKey, mediaId }),
   );
@@ -289,6 +255,7 @@ export async function downloadMedia(
       },
     );
   }
+  const metaMime = typeof metadata.mime_type === 'string' ? metadata.mime_type : undefined;
   const sha256 = typeof metadata.sha256 === 'string' ? metadata.sha256 : inbound?.sha256;
   return {
     mediaId,

@@ -1,0 +1,50 @@
+/**
+ * The embedded server's command line (worker/dev-server.ts `devServerArgs`), without starting
+ * one: loopback only, the features amsflow relies on switched on, the SQLite settings, and the
+ * caller's settings over the defaults.
+ */
+import { DEFAULT_SQLITE_PRAGMAS, devServerArgs } from '../../worker/dev-server';
+
+/** The values following each occurrence of `flag`. */
+const valuesOf = (args: string[], flag: string) => args.flatMap((a, i) => (a === flag ? [args[i + 1]] : []));
+
+describe('devServerArgs', () => {
+  it('listens on loopback at the port, with the namespace and the database file', () => {
+    const args = devServerArgs({ dbFile: '/tmp/x/db.sqlite' }, 7555, 8555, 'ns1');
+    expect(args.slice(0, 2)).toEqual(['server', 'start-dev']);
+    expect(valuesOf(args, '--ip')).toEqual(['127.0.0.1']);
+    expect(valuesOf(args, '--port')).toEqual(['7555']);
+    expect(valuesOf(args, '--ui-port')).toEqual(['8555']);
+    expect(valuesOf(args, '--db-filename')).toEqual(['/tmp/x/db.sqlite']);
+    expect(valuesOf(args, '--namespace')).toEqual(['ns1']);
+    expect(args).not.toContain('--headless');
+  });
+
+  it('runs headless without a UI port', () => {
+    const args = devServerArgs({ dbFile: 'db' }, 7555, undefined, 'default');
+    expect(args).toContain('--headless');
+    expect(args).not.toContain('--ui-port');
+  });
+
+  it('switches on updates and multi-operations, and lets the caller add and override settings', () => {
+    const args = devServerArgs(
+      {
+        dbFile: 'db',
+        dynamicConfig: { 'frontend.enableUpdateWorkflowExecution': false, 'limit.x': 5 },
+        sqlitePragmas: { synchronous: 'full' },
+      },
+      1,
+      undefined,
+      'default',
+    );
+    expect(valuesOf(args, '--dynamic-config-value')).toEqual([
+      'frontend.enableUpdateWorkflowExecution=false',
+      'frontend.enableExecuteMultiOperation=true',
+      'limit.x=5',
+    ]);
+    expect(valuesOf(args, '--sqlite-pragma')).toEqual([
+      `journal_mode=${DEFAULT_SQLITE_PRAGMAS.journal_mode}`,
+      'synchronous=full',
+    ]);
+  });
+});
