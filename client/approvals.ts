@@ -26,6 +26,8 @@ import { DEFAULT_TASK_QUEUE } from '../protocol/queues';
 import type { ApprovalDecision, ApprovalInput, ApprovalView } from '../protocol/approvals';
 import { DurationFormatError, formatDuration, parseDuration } from '../core/durations';
 import { mapLimited } from './map-limited';
+import { AmsflowError } from '../core/amsflow-error';
+import { AmsflowErrorCodes } from '../core/error-codes';
 
 /**
  * The longest question, in characters (Unicode code points, as the service counts them): a text
@@ -57,8 +59,8 @@ type ApprovalWorkflow = (input: ApprovalInput) => Promise<ApprovalDecision>;
 export type ApprovalRequestField = 'agentKey' | 'id' | 'question' | 'timeout' | 'remindAfter';
 
 /** A request (or an agent key and id) that is malformed. Nothing was started or signalled. */
-export class ApprovalRequestError extends Error {
-  readonly code = 'InvalidApprovalRequest';
+export class ApprovalRequestError extends AmsflowError {
+  readonly code = AmsflowErrorCodes.invalidApprovalRequest;
   constructor(
     /** The offending part of the request. */
     readonly field: ApprovalRequestField,
@@ -66,32 +68,30 @@ export class ApprovalRequestError extends Error {
     options?: { cause?: unknown },
   ) {
     super(message, options);
-    this.name = 'ApprovalRequestError';
   }
 }
 
 /** Why an operation on an existing approval failed; `code` says which way. */
 export type ApprovalErrorCode =
   /** No approval with that id (never requested, or its history is gone after the namespace's retention). */
-  | 'NotFound'
+  | typeof AmsflowErrorCodes.approvalNotFound
   /** The approval has already ended: there is nothing to cancel (`decision` says how it ended, if known). */
-  | 'Closed'
+  | typeof AmsflowErrorCodes.approvalClosed
   /** The approval workflow ended without a decision (it failed, was terminated or timed out). */
-  | 'Failed';
+  | typeof AmsflowErrorCodes.approvalFailed;
 
 /** An approval that cannot be cancelled or whose result cannot be had. The message is meant for an operator. */
-export class ApprovalError extends Error {
+export class ApprovalError extends AmsflowError<ApprovalErrorCode> {
   constructor(
     readonly code: ApprovalErrorCode,
     /** The approval workflow's id, `approval:<agentKey>:<id>`. */
     readonly workflowId: string,
     message: string,
-    /** With `Closed`: the decision the approval ended with, when it ended with one. */
+    /** With `AMSFLOW_APPROVAL_CLOSED`: the decision the approval ended with, when it ended with one. */
     readonly decision?: ApprovalDecision,
     options?: { cause?: unknown },
   ) {
     super(message, options);
-    this.name = 'ApprovalError';
   }
 }
 
@@ -130,14 +130,14 @@ export interface ApprovalHandle {
   readonly workflowId: string;
   /**
    * Waits for the decision (approved, rejected, expired or cancelled) and resolves with it; for
-   * an approval that has already ended, at once. Rejects with {@link ApprovalError}: `NotFound`,
-   * `Failed` (the workflow ended without a decision).
+   * an approval that has already ended, at once. Rejects with {@link ApprovalError}: `AMSFLOW_APPROVAL_NOT_FOUND`,
+   * `AMSFLOW_APPROVAL_FAILED` (the workflow ended without a decision).
    */
   result(): Promise<ApprovalDecision>;
   /**
    * Cancels the pending approval (the `amsflow.cancel` signal): its decision becomes
    * `cancelled`, by `operator`. Resolves once the signal is recorded. Rejects with
-   * {@link ApprovalError}: `NotFound`, `Closed` (already decided; see its `decision`).
+   * {@link ApprovalError}: `AMSFLOW_APPROVAL_NOT_FOUND`, `AMSFLOW_APPROVAL_CLOSED` (already decided; see its `decision`).
    */
   cancel(reason?: string): Promise<void>;
 }
@@ -310,14 +310,20 @@ async function approvalResult(client: Client, workflowId: string): Promise<Appro
     return await client.workflow.getHandle<ApprovalWorkflow>(workflowId).result();
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) {
-      throw new ApprovalError('NotFound', workflowId, `no approval "${workflowId}"`, undefined, {
-        cause: err,
-      });
+      throw new ApprovalError(
+        AmsflowErrorCodes.approvalNotFound,
+        workflowId,
+        `no approval "${workflowId}"`,
+        undefined,
+        {
+          cause: err,
+        },
+      );
     }
     if (err instanceof WorkflowFailedError) {
       const why = err.cause?.message ?? err.message;
       throw new ApprovalError(
-        'Failed',
+        AmsflowErrorCodes.approvalFailed,
         workflowId,
         `approval "${workflowId}" ended without a decision: ${why}`,
         undefined,
@@ -333,8 +339,8 @@ async function approvalResult(client: Client, workflowId: string): Promise<Appro
 /**
  * Cancels the pending approval request `id` of agent `agentKey` (see
  * {@link ApprovalHandle.cancel}): its decision becomes `cancelled`. Throws
- * {@link ApprovalRequestError} for a malformed agent key or id, {@link ApprovalError} `NotFound`
- * or `Closed` (already decided).
+ * {@link ApprovalRequestError} for a malformed agent key or id, {@link ApprovalError} `AMSFLOW_APPROVAL_NOT_FOUND`
+ * or `AMSFLOW_APPROVAL_CLOSED` (already decided).
  */
 export async function cancelApproval(
   client: Client,
@@ -356,9 +362,15 @@ async function signalCancel(client: Client, workflowId: string, reason: string |
       status = (await client.workflow.getHandle(workflowId).describe()).status.name;
     } catch (describeErr) {
       if (describeErr instanceof WorkflowNotFoundError) {
-        throw new ApprovalError('NotFound', workflowId, `no approval "${workflowId}"`, undefined, {
-          cause: err,
-        });
+        throw new ApprovalError(
+          AmsflowErrorCodes.approvalNotFound,
+          workflowId,
+          `no approval "${workflowId}"`,
+          undefined,
+          {
+            cause: err,
+          },
+        );
       }
       throw describeErr;
     }
@@ -368,7 +380,7 @@ async function signalCancel(client: Client, workflowId: string, reason: string |
       ? `it was already ${decision.decision}${decision.by ? ` by ${decision.by}` : ''} at ${decision.at}`
       : `it has ended (${status})`;
     throw new ApprovalError(
-      'Closed',
+      AmsflowErrorCodes.approvalClosed,
       workflowId,
       `approval "${workflowId}" cannot be cancelled: ${how}`,
       decision,

@@ -24,6 +24,8 @@ import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { Platform } from './platform';
 import type { AgentState, MediaRecord } from './state';
+import { AmsflowError } from '../core/amsflow-error';
+import { AmsflowErrorCodes } from '../core/error-codes';
 
 export const STATE_FORMAT = 'amsflow-simulator-state';
 export const STATE_VERSION = 1;
@@ -33,8 +35,8 @@ export const SEQ_GAP_AFTER_CRASH = 1000;
 export const DEFAULT_WRITE_DELAY_MS = 200;
 
 /** The state file cannot be used: unreadable, not JSON, or not a valid state. Nothing was started. */
-export class SimulatorStateError extends Error {
-  readonly code = 'AMSFLOW_SIMULATOR_STATE';
+export class SimulatorStateError extends AmsflowError {
+  readonly code = AmsflowErrorCodes.simulatorState;
   /**
    * @param reset How to start afresh; default: delete the file and its media folder.
    */
@@ -47,7 +49,6 @@ export class SimulatorStateError extends Error {
       `Cannot resume the simulator from ${file}: ${problem}. To start afresh, ${reset}; ` +
         'to keep the history, repair the file or restore it from a backup.',
     );
-    this.name = 'SimulatorStateError';
   }
 }
 

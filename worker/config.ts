@@ -13,6 +13,8 @@ import { canonicalTimeZone, isTimeZone } from '../core/zoned-time';
 import { EncryptionKeysSchema, type EncryptionKey } from './codec/keys';
 import { readBotConfig } from './bot-config';
 import { BaseUrlSchema, parseAgentEntries, tokenProblem } from './config-checks';
+import { AmsflowError } from '../core/amsflow-error';
+import { AmsflowErrorCodes } from '../core/error-codes';
 
 export { MAX_BOT_CONFIG_BYTES } from './bot-config';
 
@@ -220,11 +222,10 @@ export interface WorkerConfig {
 }
 
 /** Every problem found in the environment, by variable name. */
-export class ConfigError extends Error {
-  readonly code = 'AMSFLOW_CONFIG';
+export class ConfigError extends AmsflowError {
+  readonly code = AmsflowErrorCodes.config;
   constructor(readonly problems: string[]) {
     super(`Invalid amsflow configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    this.name = 'ConfigError';
   }
 }
 
