@@ -26,6 +26,7 @@ import { resolveTemporalBinaries } from '../scripts/temporal-binaries';
 import { startSimulator, type RunningSimulator } from '../simulator';
 import { bundleBot } from '../worker/bot-bundle';
 import { createEngineWorkers } from '../worker/engine-workers';
+import { superviseWorkers } from '../worker/supervise-workers';
 import type { AgentTuning } from '../workflows/types';
 import {
   describeMatcher,
@@ -171,13 +172,12 @@ async function start(
     drain: false,
   });
   cleanups.push(() => engine.closeClients());
-  const workers = engine.workers;
-  const running = workers.map((w) => w.run());
+  // As in production, one worker failing stops the others (the test then fails, not hangs).
+  const run = superviseWorkers(engine.workers, noop, () => Promise.resolve());
   cleanups.push(async () => {
-    for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
-    await Promise.allSettled(running);
+    run.stop();
+    await run.done.catch(noop);
   });
-
   await ensureAgent(env.client, {
     agentKey,
     taskQueue,
