@@ -22,6 +22,9 @@ export type {
 export type { AgentWorkflowInput } from './workflows/engine/state-types';
 export { agentWorkflowId, handlerWorkflowId, agentKeyProblem, AGENT_KEY_PATTERN } from './protocol/ids';
 export { InvalidAgentKeyError } from './client/agents';
+// Every amsflow error's stable code (docs/OPERATIONS.md, "Error codes")
+export { AmsflowError } from './core/amsflow-error';
+export { AmsflowErrorCodes, type AmsflowErrorCode } from './core/error-codes';
 
 // Approvals asked from outside, answered in the chat
 export { requestApproval, getApprovalHandle, cancelApproval } from './client/approval-handle';

@@ -9,6 +9,8 @@ import { agentKeyProblem, agentWorkflowId } from '../protocol/ids';
 import { sendUpdate, stateQuery } from '../protocol/messages';
 import { startAgentWorkflow } from '../protocol/agent-start';
 import type { AgentStateView, AgentTuning, OutboundMessage, SendOutcome } from '../protocol';
+import { AmsflowError } from '../core/amsflow-error';
+import { AmsflowErrorCodes } from '../core/error-codes';
 
 export interface EnsureAgentOptions {
   agentKey: string;
@@ -25,11 +27,10 @@ export interface EnsureAgentOptions {
 }
 
 /** An agent key that cannot be part of a workflow id (see `AGENT_KEY_PATTERN`). Nothing was started. */
-export class InvalidAgentKeyError extends Error {
-  readonly code = 'InvalidAgentKey';
+export class InvalidAgentKeyError extends AmsflowError {
+  readonly code = AmsflowErrorCodes.invalidAgentKey;
   constructor(readonly problem: string) {
     super(problem);
-    this.name = 'InvalidAgentKeyError';
   }
 }
 

@@ -12,6 +12,7 @@ import { APPROVAL_WORKFLOW_TYPE, approvalWorkflowId } from '../protocol/ids';
 import { cancelSignal } from '../protocol/messages';
 import { DEFAULT_TASK_QUEUE } from '../protocol/queues';
 import type { ApprovalDecision } from '../protocol/approvals';
+import { AmsflowErrorCodes } from '../core/error-codes';
 import {
   ApprovalError,
   approvalInput,
@@ -78,14 +79,20 @@ async function approvalResult(client: Client, workflowId: string): Promise<Appro
     return await client.workflow.getHandle<ApprovalWorkflow>(workflowId).result();
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) {
-      throw new ApprovalError('NotFound', workflowId, `no approval "${workflowId}"`, undefined, {
-        cause: err,
-      });
+      throw new ApprovalError(
+        AmsflowErrorCodes.approvalNotFound,
+        workflowId,
+        `no approval "${workflowId}"`,
+        undefined,
+        {
+          cause: err,
+        },
+      );
     }
     if (err instanceof WorkflowFailedError) {
       const why = err.cause?.message ?? err.message;
       throw new ApprovalError(
-        'Failed',
+        AmsflowErrorCodes.approvalFailed,
         workflowId,
         `approval "${workflowId}" ended without a decision: ${why}`,
         undefined,
@@ -124,9 +131,15 @@ async function signalCancel(client: Client, workflowId: string, reason: string |
       status = (await client.workflow.getHandle(workflowId).describe()).status.name;
     } catch (describeErr) {
       if (describeErr instanceof WorkflowNotFoundError) {
-        throw new ApprovalError('NotFound', workflowId, `no approval "${workflowId}"`, undefined, {
-          cause: err,
-        });
+        throw new ApprovalError(
+          AmsflowErrorCodes.approvalNotFound,
+          workflowId,
+          `no approval "${workflowId}"`,
+          undefined,
+          {
+            cause: err,
+          },
+        );
       }
       throw describeErr;
     }
@@ -136,7 +149,7 @@ async function signalCancel(client: Client, workflowId: string, reason: string |
       ? `it was already ${decision.decision}${decision.by ? ` by ${decision.by}` : ''} at ${decision.at}`
       : `it has ended (${status})`;
     throw new ApprovalError(
-      'Closed',
+      AmsflowErrorCodes.approvalClosed,
       workflowId,
       `approval "${workflowId}" cannot be cancelled: ${how}`,
       decision,

@@ -19,6 +19,8 @@ import { characterCount, MAX_TEXT_CHARS } from '../messaging/validation';
 import { agentKeyProblem } from '../protocol/ids';
 import type { ApprovalDecision, ApprovalInput, ApprovalView } from '../protocol/approvals';
 import { DurationFormatError, formatDuration, parseDuration } from '../core/durations';
+import { AmsflowError } from '../core/amsflow-error';
+import { AmsflowErrorCodes } from '../core/error-codes';
 
 /**
  * The longest question, in characters (Unicode code points, as the service counts them): a text
@@ -47,8 +49,8 @@ export type ApprovalWorkflow = (input: ApprovalInput) => Promise<ApprovalDecisio
 export type ApprovalRequestField = 'agentKey' | 'id' | 'question' | 'timeout' | 'remindAfter';
 
 /** A request (or an agent key and id) that is malformed. Nothing was started or signalled. */
-export class ApprovalRequestError extends Error {
-  readonly code = 'InvalidApprovalRequest';
+export class ApprovalRequestError extends AmsflowError {
+  readonly code = AmsflowErrorCodes.invalidApprovalRequest;
   constructor(
     /** The offending part of the request. */
     readonly field: ApprovalRequestField,
@@ -56,32 +58,30 @@ export class ApprovalRequestError extends Error {
     options?: { cause?: unknown },
   ) {
     super(message, options);
-    this.name = 'ApprovalRequestError';
   }
 }
 
 /** Why an operation on an existing approval failed; `code` says which way. */
 export type ApprovalErrorCode =
   /** No approval with that id (never requested, or its history is gone after the namespace's retention). */
-  | 'NotFound'
+  | typeof AmsflowErrorCodes.approvalNotFound
   /** The approval has already ended: there is nothing to cancel (`decision` says how it ended, if known). */
-  | 'Closed'
+  | typeof AmsflowErrorCodes.approvalClosed
   /** The approval workflow ended without a decision (it failed, was terminated or timed out). */
-  | 'Failed';
+  | typeof AmsflowErrorCodes.approvalFailed;
 
 /** An approval that cannot be cancelled or whose result cannot be had. The message is meant for an operator. */
-export class ApprovalError extends Error {
+export class ApprovalError extends AmsflowError<ApprovalErrorCode> {
   constructor(
     readonly code: ApprovalErrorCode,
     /** The approval workflow's id, `approval:<agentKey>:<id>`. */
     readonly workflowId: string,
     message: string,
-    /** With `Closed`: the decision the approval ended with, when it ended with one. */
+    /** With `AMSFLOW_APPROVAL_CLOSED`: the decision the approval ended with, when it ended with one. */
     readonly decision?: ApprovalDecision,
     options?: { cause?: unknown },
   ) {
     super(message, options);
-    this.name = 'ApprovalError';
   }
 }
 
@@ -120,14 +120,14 @@ export interface ApprovalHandle {
   readonly workflowId: string;
   /**
    * Waits for the decision (approved, rejected, expired or cancelled) and resolves with it; for
-   * an approval that has already ended, at once. Rejects with {@link ApprovalError}: `NotFound`,
-   * `Failed` (the workflow ended without a decision).
+   * an approval that has already ended, at once. Rejects with {@link ApprovalError}: `AMSFLOW_APPROVAL_NOT_FOUND`,
+   * `AMSFLOW_APPROVAL_FAILED` (the workflow ended without a decision).
    */
   result(): Promise<ApprovalDecision>;
   /**
    * Cancels the pending approval (the `amsflow.cancel` signal): its decision becomes
    * `cancelled`, by `operator`. Resolves once the signal is recorded. Rejects with
-   * {@link ApprovalError}: `NotFound`, `Closed` (already decided; see its `decision`).
+   * {@link ApprovalError}: `AMSFLOW_APPROVAL_NOT_FOUND`, `AMSFLOW_APPROVAL_CLOSED` (already decided; see its `decision`).
    */
   cancel(reason?: string): Promise<void>;
 }

@@ -14,6 +14,8 @@ import type { ConversationView } from '../protocol';
 import { DEFAULT_QUERY_TIMEOUT_MS } from './conversation-listing';
 import { workflowTaskProblem, type WorkflowTaskProblem } from './task-failure';
 import { queryWithin } from './visibility-listing';
+import { AmsflowError } from '../core/amsflow-error';
+import { AmsflowErrorCodes } from '../core/error-codes';
 
 export {
   allListQuery,
@@ -27,23 +29,22 @@ export {
 /** Why a conversation operation failed; `code` says which way. */
 export type ConversationErrorCode =
   /** No workflow with that id (never started, or its history was deleted after retention). */
-  | 'NotFound'
+  | typeof AmsflowErrorCodes.conversationNotFound
   /** The workflow does not answer the conversation query: it does not use the conversation API. */
-  | 'NotAConversation'
+  | typeof AmsflowErrorCodes.notAConversation
   /** The workflow has ended: there is nothing to cancel. */
-  | 'Closed'
+  | typeof AmsflowErrorCodes.conversationClosed
   /** The query got no answer (no worker for its task queue, or the worker did not answer in time). */
-  | 'Unreachable';
+  | typeof AmsflowErrorCodes.conversationUnreachable;
 
 /** A conversation that cannot be shown or cancelled. The message is meant for an operator. */
-export class ConversationError extends Error {
+export class ConversationError extends AmsflowError<ConversationErrorCode> {
   constructor(
     readonly code: ConversationErrorCode,
     readonly workflowId: string,
     message: string,
   ) {
     super(message);
-    this.name = 'ConversationError';
   }
 }
 
@@ -74,7 +75,8 @@ export interface CancelledConversation {
 
 /**
  * The conversation state of workflow `workflowId` (its current run), with its execution status.
- * Throws {@link ConversationError}: `NotFound`, `NotAConversation`, `Unreachable`.
+ * Throws {@link ConversationError}: `AMSFLOW_CONVERSATION_NOT_FOUND`, `AMSFLOW_NOT_A_CONVERSATION`,
+ * `AMSFLOW_CONVERSATION_UNREACHABLE`.
  */
 export async function showConversation(
   client: Client,
@@ -116,7 +118,8 @@ const AGENT_IN_ID = /^(?:agent|reminders|approval):([^:]+)/;
  * Cancels the running conversation `workflowId` with the `amsflow.cancel` signal: its pending
  * and later waits end as cancelled, and it tells the human what was cancelled (the workflow's
  * part). Signalling an already cancelled conversation again changes nothing. Throws
- * {@link ConversationError}: `NotFound`, `Closed` (it has ended), `NotAConversation`. A
+ * {@link ConversationError}: `AMSFLOW_CONVERSATION_NOT_FOUND`, `AMSFLOW_CONVERSATION_CLOSED` (it has
+ * ended), `AMSFLOW_NOT_A_CONVERSATION`. A
  * conversation whose worker does not answer the query in time is signalled all the same (the
  * signal waits in its history).
  */
@@ -130,7 +133,7 @@ export async function cancelConversation(
   const status = description.status.name;
   if (status !== 'RUNNING') {
     throw new ConversationError(
-      'Closed',
+      AmsflowErrorCodes.conversationClosed,
       workflowId,
       `workflow "${workflowId}" is not running (${status}): nothing to cancel`,
     );
@@ -145,7 +148,7 @@ export async function cancelConversation(
     );
   } catch (err) {
     const failure = queryFailure(workflowId, status, err);
-    if (failure.code !== 'Unreachable') throw failure;
+    if (failure.code !== AmsflowErrorCodes.conversationUnreachable) throw failure;
   }
   try {
     await client.workflow
@@ -154,7 +157,7 @@ export async function cancelConversation(
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) {
       throw new ConversationError(
-        'Closed',
+        AmsflowErrorCodes.conversationClosed,
         workflowId,
         `workflow "${workflowId}" ended before it was cancelled`,
       );
@@ -174,7 +177,11 @@ async function describe(client: Client, workflowId: string) {
     return await client.workflow.getHandle(workflowId).describe();
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) {
-      throw new ConversationError('NotFound', workflowId, `no workflow "${workflowId}"`);
+      throw new ConversationError(
+        AmsflowErrorCodes.conversationNotFound,
+        workflowId,
+        `no workflow "${workflowId}"`,
+      );
     }
     throw err;
   }
@@ -192,16 +199,20 @@ function queryFailure(workflowId: string, status: string, err: unknown): Convers
   if (err instanceof ConversationError) return err;
   if (err instanceof QueryNotRegisteredError) {
     return new ConversationError(
-      'NotAConversation',
+      AmsflowErrorCodes.notAConversation,
       workflowId,
       `workflow "${workflowId}" is not a conversation: it does not answer the ${conversationQuery.name} query`,
     );
   }
   if (err instanceof WorkflowNotFoundError) {
-    return new ConversationError('NotFound', workflowId, `no workflow "${workflowId}"`);
+    return new ConversationError(
+      AmsflowErrorCodes.conversationNotFound,
+      workflowId,
+      `no workflow "${workflowId}"`,
+    );
   }
   return new ConversationError(
-    'Unreachable',
+    AmsflowErrorCodes.conversationUnreachable,
     workflowId,
     `workflow "${workflowId}" (${status}) did not answer the ${conversationQuery.name} query: ${
       err instanceof Error ? err.message : String(err)

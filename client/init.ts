@@ -16,13 +16,14 @@ import {
 } from 'node:fs';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import { BOT, BOT_TEST, GITIGNORE, TSCONFIG, readme } from './init-templates';
+import { AmsflowError } from '../core/amsflow-error';
+import { AmsflowErrorCodes } from '../core/error-codes';
 
 /** A project that cannot be made where asked; nothing was written. */
-export class InitError extends Error {
-  readonly code = 'AMSFLOW_INIT';
+export class InitError extends AmsflowError {
+  readonly code = AmsflowErrorCodes.init;
   constructor(message: string) {
     super(message);
-    this.name = 'InitError';
   }
 }
 

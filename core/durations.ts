@@ -2,6 +2,8 @@
  * Durations as operators write them on the command line (`--timeout 10m`, `--remind-after 5m`):
  * a whole number and one unit, nothing else. Pure: no I/O, no clock.
  */
+import { AmsflowError } from './amsflow-error';
+import { AmsflowErrorCodes } from './error-codes';
 
 /** Milliseconds in one of each unit {@link parseDuration} accepts. */
 export const DURATION_UNITS = {
@@ -16,15 +18,14 @@ export const DURATION_UNITS = {
 export type DurationUnit = keyof typeof DURATION_UNITS;
 
 /** Text that is not a duration {@link parseDuration} accepts. The message says what is. */
-export class DurationFormatError extends Error {
-  readonly code = 'InvalidDuration';
+export class DurationFormatError extends AmsflowError {
+  readonly code = AmsflowErrorCodes.invalidDuration;
   constructor(
     /** The text as given. */
     readonly input: string,
     message: string,
   ) {
     super(message);
-    this.name = 'DurationFormatError';
   }
 }
 

@@ -32,6 +32,8 @@ import {
   type AgentSnapshot,
   type StateFile,
 } from './state-schema';
+import { AmsflowError } from '../core/amsflow-error';
+import { AmsflowErrorCodes } from '../core/error-codes';
 
 export { STATE_FORMAT, STATE_VERSION, StateFileSchema, type StateFile } from './state-schema';
 /** How far the sequence counter moves after an unclean end (see the module comment). */
@@ -40,8 +42,8 @@ export const SEQ_GAP_AFTER_CRASH = 1000;
 export const DEFAULT_WRITE_DELAY_MS = 200;
 
 /** The state file cannot be used: unreadable, not JSON, or not a valid state. Nothing was started. */
-export class SimulatorStateError extends Error {
-  readonly code = 'AMSFLOW_SIMULATOR_STATE';
+export class SimulatorStateError extends AmsflowError {
+  readonly code = AmsflowErrorCodes.simulatorState;
   /**
    * @param reset How to start afresh; default: delete the file and its media folder.
    */
@@ -54,7 +56,6 @@ export class SimulatorStateError extends Error {
       `Cannot resume the simulator from ${file}: ${problem}. To start afresh, ${reset}; ` +
         'to keep the history, repair the file or restore it from a backup.',
     );
-    this.name = 'SimulatorStateError';
   }
 }
 

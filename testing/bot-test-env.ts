@@ -10,26 +10,23 @@
  * waiting (`pollTimeoutSeconds: 0`) and then only when the human acts or an hour of workflow
  * time has passed (`idlePollMs`), so that an idle bot runs no activity and time can be skipped.
  *
- * Over 300 lines for now: the harness still wires its own worker; issue 20's one engine-worker
- * factory (shared with `runAmsflow`) takes that part out of this file.
+ * The workers are the production worker's (worker/engine-workers.ts, shared with `runAmsflow`):
+ * the same queues with the same activities and ceilings; only a teardown cuts work in flight.
  */
 import { randomUUID } from 'node:crypto';
 import { Client } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common/lib/time';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
-import { createActivities } from '../activities';
-import { createScheduleActivities } from '../activities/schedules';
 import { ensureAgent } from '../client/agents';
-import { MessagingClient } from '../messaging/client';
-import type { Limits } from '../messaging/limits';
+import { resolveLimits, type Limits } from '../messaging/limits';
 import { agentWorkflowId } from '../protocol/ids';
 import { wakeSignal } from '../protocol/messages';
-import { QUEUE_SUFFIX, activityQueue, type Endpoint } from '../protocol/queues';
 import { resolveTemporalBinaries } from '../tools/temporal-binaries';
 import { startSimulator, type RunningSimulator } from '../simulator';
 import { bundleBot } from '../worker/bot-bundle';
+import { createEngineWorkers } from '../worker/engine-workers';
+import { superviseWorkers } from '../worker/supervise-workers';
 import type { AgentTuning } from '../protocol';
 import {
   describeMatcher,
@@ -161,42 +158,26 @@ async function start(
     ...(clock ? { clock: { now: clock.now, sync: clock.sync } } : {}),
   });
   cleanups.push(() => sim.close());
-  const messaging = new MessagingClient({
-    token,
-    baseUrl: sim.url,
-    rateLimit: false,
-    maxRetries: 0,
-    autoDiscover: false,
+  // The production worker's wiring (worker/engine-workers.ts); only a teardown does not drain.
+  const engine = await createEngineWorkers({
+    connection: env.nativeConnection,
+    namespace: env.namespace,
+    taskQueue,
+    workflowBundle: await bundleOnce(options.workflows),
+    agents: [{ agentKey, token, baseUrl: sim.url }],
+    limits: resolveLimits(options.limits),
+    client: env.client,
+    timeZone: options.timeZone,
+    botActivities: options.activities,
+    drain: false,
   });
-  cleanups.push(() => messaging.close());
-  const activities = createActivities(new Map([[agentKey, messaging]]));
-  const workers = [
-    await Worker.create({
-      connection: env.nativeConnection,
-      taskQueue,
-      workflowBundle: await bundleOnce(options.workflows),
-      // Reminders' activities (they hold a client), then the bot's own.
-      activities: {
-        ...createScheduleActivities(env.client, { taskQueue, timeZone: options.timeZone }),
-        ...options.activities,
-      },
-    }),
-    ...(await Promise.all(
-      (Object.keys(QUEUE_SUFFIX) as Endpoint[]).map((endpoint) =>
-        Worker.create({
-          connection: env.nativeConnection,
-          taskQueue: activityQueue(taskQueue, endpoint),
-          activities,
-        }),
-      ),
-    )),
-  ];
-  const running = workers.map((w) => w.run());
+  cleanups.push(() => engine.closeClients());
+  // As in production, one worker failing stops the others (the test then fails, not hangs).
+  const run = superviseWorkers(engine.workers, noop, () => Promise.resolve());
   cleanups.push(async () => {
-    for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
-    await Promise.allSettled(running);
+    run.stop();
+    await run.done.catch(noop);
   });
-
   await ensureAgent(env.client, {
     agentKey,
     taskQueue,

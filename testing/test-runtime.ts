@@ -5,8 +5,9 @@
  * (and to the harness, which fails the running test with it), and forwards the core's own logs
  * through it (by default the core writes them straight to the console, past any filter).
  */
-import type { LogLevel, LogMetadata, Logger } from '@temporalio/common';
+import type { LogLevel, LogMetadata } from '@temporalio/common';
 import { Runtime } from '@temporalio/worker';
+import { LevelLogger, LOG_LEVEL_RANK as RANK } from '../worker/observability/level-logger';
 import { TaskFailureLogger } from '../worker/observability/task-failures';
 
 /**
@@ -24,16 +25,16 @@ export const BENIGN_SDK_WARNINGS: readonly { pattern: RegExp; why: string }[] = 
   },
 ];
 
-const RANK: Record<LogLevel, number> = { TRACE: 0, DEBUG: 1, INFO: 2, WARN: 3, ERROR: 4 };
-
 /** Where the harness's lines go; tests replace it to read them. */
 export interface LineWriter {
   write(line: string): unknown;
 }
 
 /** Warnings and errors, one line each, minus the benign ones. */
-export class QuietLogger implements Logger {
-  constructor(private readonly out: LineWriter = process.stderr) {}
+export class QuietLogger extends LevelLogger {
+  constructor(private readonly out: LineWriter = process.stderr) {
+    super();
+  }
 
   log(level: LogLevel, message: string, meta: LogMetadata = {}): void {
     if (RANK[level] < RANK.WARN) return;
@@ -49,21 +50,6 @@ export class QuietLogger implements Logger {
         : (meta.error as { message?: unknown } | undefined)?.message;
     const error = typeof message_ === 'string' ? ` error=${message_}` : '';
     this.out.write(`[temporal ${level}] ${message}${context ? ` (${context})` : ''}${error}\n`);
-  }
-  trace(message: string, meta?: LogMetadata): void {
-    this.log('TRACE', message, meta);
-  }
-  debug(message: string, meta?: LogMetadata): void {
-    this.log('DEBUG', message, meta);
-  }
-  info(message: string, meta?: LogMetadata): void {
-    this.log('INFO', message, meta);
-  }
-  warn(message: string, meta?: LogMetadata): void {
-    this.log('WARN', message, meta);
-  }
-  error(message: string, meta?: LogMetadata): void {
-    this.log('ERROR', message, meta);
   }
 }
 

@@ -15,6 +15,8 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { WORKFLOW_API_PATH, workflowBundlerOptions } from './bundling';
+import { AmsflowError } from '../core/amsflow-error';
+import { AmsflowErrorCodes } from '../core/error-codes';
 
 /** amsflow's own workflow functions, bundled with every bot (workflows/index.ts exports them). */
 export const ENGINE_WORKFLOWS = ['agentWorkflow', 'approvalWorkflow', 'remindersWorkflow'] as const;
@@ -23,15 +25,14 @@ export const ENGINE_WORKFLOWS = ['agentWorkflow', 'approvalWorkflow', 'reminders
 export const DEFAULT_HANDLER_WORKFLOW_TYPE = 'onMessage';
 
 /** A bot module that cannot be used: missing, or without the handler the agents start. */
-export class BotModuleError extends Error {
-  readonly code = 'AMSFLOW_BOT_MODULE';
+export class BotModuleError extends AmsflowError {
+  readonly code = AmsflowErrorCodes.botModule;
   constructor(
     /** The module, as named to the user (relative to the current directory when inside it). */
     readonly file: string,
     message: string,
   ) {
     super(message);
-    this.name = 'BotModuleError';
   }
 }
 

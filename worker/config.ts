@@ -13,72 +13,13 @@ import { canonicalTimeZone, isTimeZone } from '../core/zoned-time';
 import { EncryptionKeysSchema, type EncryptionKey } from '../codec/keys';
 import { readBotConfig } from './bot-config';
 import { BaseUrlSchema, parseAgentEntries, tokenProblem } from './config-checks';
+import { jsonObject, LimitsSchema, nonEmpty, port, TuningSchema } from './config-schemas';
+import { AmsflowError } from '../core/amsflow-error';
+import { AmsflowErrorCodes } from '../core/error-codes';
 
 export { MAX_BOT_CONFIG_BYTES } from './bot-config';
 
 const projectRoot = resolve(__dirname, '..');
-
-const nonEmpty = z.string().trim().min(1);
-/** A port: 0 to 65535. An empty value is refused (coerced, it would silently mean 0, any port). */
-const port = z.preprocess(
-  (v) => (typeof v === 'string' && v.trim() === '' ? Number.NaN : v),
-  z.coerce.number().int().min(0).max(65535),
-);
-const jsonObject = <T extends z.ZodTypeAny>(schema: T) =>
-  z
-    .string()
-    .transform((text, ctx) => {
-      try {
-        return JSON.parse(text) as unknown;
-      } catch {
-        ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'is not valid JSON' });
-        return z.NEVER;
-      }
-    })
-    .pipe(schema);
-
-const LimitsSchema = z
-  .object({
-    windowMs: z.number().int().positive(),
-    messages: z.number().int().positive(),
-    statuses: z.number().int().positive(),
-    typing: z.number().int().positive(),
-    updates: z.number().int().positive(),
-    mediaUpload: z.number().int().positive(),
-    mediaGet: z.number().int().positive(),
-    mediaDelete: z.number().int().positive(),
-  })
-  .partial()
-  .strict();
-
-const TuningSchema = z
-  .object({
-    pollTimeoutSeconds: z.number().int().min(0).max(25),
-    pollLimit: z.number().int().positive(),
-    pacingMarginMs: z.number().int().min(0),
-    rateLimitBackoffMs: z.number().int().positive(),
-    backoffBaseMs: z.number().int().positive(),
-    backoffMaxMs: z.number().int().positive(),
-    maxSendAttempts: z.number().int().positive(),
-    orderingGraceMs: z.number().int().min(0),
-    continueAsNewAfterEvents: z.number().int().min(100),
-    recentIdsKept: z.number().int().positive(),
-    activityHeartbeatTimeoutMs: z.number().int().min(1000),
-    reconcileSettleMs: z.number().int().min(0),
-    maxQueuedSends: z.number().int().positive(),
-    maxQueuedSendBytes: z.number().int().min(4096),
-    maxWaiters: z.number().int().positive(),
-    maxPendingMarkRead: z.number().int().positive(),
-    markReadGiveUpMs: z.number().int().min(0),
-    maxQueuedTyping: z.number().int().min(0),
-    idlePollMs: z.number().int().min(0),
-    quietPollMs: z.number().int().min(0),
-    receiptSettleMs: z.number().int().min(0),
-    pollReserve: z.number().int().min(0),
-    minSettleMs: z.number().int().min(0),
-  })
-  .partial()
-  .strict() satisfies z.ZodType<AgentTuning>;
 
 /** One agent served by this worker. */
 export const AgentConfigSchema = z
@@ -220,11 +161,10 @@ export interface WorkerConfig {
 }
 
 /** Every problem found in the environment, by variable name. */
-export class ConfigError extends Error {
-  readonly code = 'AMSFLOW_CONFIG';
+export class ConfigError extends AmsflowError {
+  readonly code = AmsflowErrorCodes.config;
   constructor(readonly problems: string[]) {
     super(`Invalid amsflow configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    this.name = 'ConfigError';
   }
 }
 
@@ -236,45 +176,55 @@ function issues(prefix: string, error: z.ZodError): string[] {
   });
 }
 
-/** Reads the configuration from `env` (default `process.env`); throws {@link ConfigError}. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
-  const problems: string[] = [];
-  let parsed = EnvSchema.safeParse(env);
-  if (!parsed.success) {
-    // Checked again without the bad variables (their defaults instead), so that the checks below
-    // (the agents file, the modules) still run: every problem is in the one message.
-    problems.push(...issues('', parsed.error));
-    const bad = new Set(parsed.error.issues.map((issue) => String(issue.path[0])));
-    parsed = EnvSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([name]) => !bad.has(name))));
-    if (!parsed.success) throw new ConfigError(problems);
-  }
-  const e = parsed.data;
-  let agents: AgentConfig[] = [];
-  let embeddedSimulator = false;
+type Env = z.infer<typeof EnvSchema>;
 
-  if (e.AMSFLOW_AGENTS_FILE) {
-    const file = isAbsolute(e.AMSFLOW_AGENTS_FILE) ? e.AMSFLOW_AGENTS_FILE : resolve(e.AMSFLOW_AGENTS_FILE);
-    let raw: unknown;
-    try {
-      raw = JSON.parse(readFileSync(file, 'utf8'));
-    } catch (err) {
-      problems.push(`AMSFLOW_AGENTS_FILE: cannot read ${file} as JSON (${(err as Error).message})`);
-    }
-    if (raw !== undefined) {
-      const entries = parseAgentEntries(raw, AgentConfigSchema, env, file);
-      problems.push(...entries.problems);
-      agents = entries.agents.map((agent) => ({ ...agent, baseUrl: agent.baseUrl ?? e.AMS_BASE_URL }));
-    }
-  } else if (e.AMS_TOKEN) {
-    agents = [{ agentKey: e.AMSFLOW_AGENT, token: e.AMS_TOKEN, baseUrl: e.AMS_BASE_URL }];
-  } else {
-    // (An AMS_TOKEN that is set but bad is reported already.)
-    if (e.AMS_BASE_URL && env.AMS_TOKEN === undefined) {
-      problems.push('AMS_TOKEN: required when AMS_BASE_URL is set');
-    }
-    embeddedSimulator = true;
-    agents = [{ agentKey: e.AMSFLOW_AGENT, token: '' }];
+/** The environment parsed; a bad variable is a problem, and its default stands in for it. */
+function parseEnv(env: NodeJS.ProcessEnv, problems: string[]): Env {
+  const parsed = EnvSchema.safeParse(env);
+  if (parsed.success) return parsed.data;
+  // Checked again without the bad variables (their defaults instead), so that the checks below
+  // (the agents file, the modules) still run: every problem is in the one message.
+  problems.push(...issues('', parsed.error));
+  const bad = new Set(parsed.error.issues.map((issue) => String(issue.path[0])));
+  const again = EnvSchema.safeParse(
+    Object.fromEntries(Object.entries(env).filter(([name]) => !bad.has(name))),
+  );
+  if (!again.success) throw new ConfigError(problems);
+  return again.data;
+}
+
+/** The agents file's entries, each with the default base URL unless it has its own. */
+function agentsFromFile(e: Env, env: NodeJS.ProcessEnv, path: string, problems: string[]): AgentConfig[] {
+  const file = isAbsolute(path) ? path : resolve(path);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    problems.push(`AMSFLOW_AGENTS_FILE: cannot read ${file} as JSON (${(err as Error).message})`);
+    return [];
   }
+  const entries = parseAgentEntries(raw, AgentConfigSchema, env, file);
+  problems.push(...entries.problems);
+  return entries.agents.map((agent) => ({ ...agent, baseUrl: agent.baseUrl ?? e.AMS_BASE_URL }));
+}
+
+/** The agents served: from the agents file, from `AMS_TOKEN`, or the embedded simulator's one. */
+function agentsOf(e: Env, env: NodeJS.ProcessEnv, problems: string[]) {
+  if (e.AMSFLOW_AGENTS_FILE) {
+    return { agents: agentsFromFile(e, env, e.AMSFLOW_AGENTS_FILE, problems), embeddedSimulator: false };
+  }
+  if (e.AMS_TOKEN) {
+    const agents = [{ agentKey: e.AMSFLOW_AGENT, token: e.AMS_TOKEN, baseUrl: e.AMS_BASE_URL }];
+    return { agents, embeddedSimulator: false };
+  }
+  // (An AMS_TOKEN that is set but bad is reported already.)
+  if (e.AMS_BASE_URL && env.AMS_TOKEN === undefined)
+    problems.push('AMS_TOKEN: required when AMS_BASE_URL is set');
+  return { agents: [{ agentKey: e.AMSFLOW_AGENT, token: '' }], embeddedSimulator: true };
+}
+
+/** The bot's modules and configuration, checked here so that a wrong path stops the start early. */
+function modulesOf(e: Env, problems: string[]) {
   let workflowsPath = join(projectRoot, 'examples', 'reference', 'bot');
   try {
     // The bundler needs the file itself (.ts under ts-node, .js once built).
@@ -285,7 +235,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
   const botConfig =
     e.AMSFLOW_BOT_CONFIG === undefined ? undefined : readBotConfig(e.AMSFLOW_BOT_CONFIG, problems);
   let activitiesPath: string | undefined;
-  // Checked here, so that a wrong path stops the start before anything embedded is started.
   if (e.AMSFLOW_WORKFLOW_BUNDLE && !existsSync(resolve(e.AMSFLOW_WORKFLOW_BUNDLE))) {
     problems.push(`AMSFLOW_WORKFLOW_BUNDLE: no file at ${e.AMSFLOW_WORKFLOW_BUNDLE}`);
   }
@@ -296,18 +245,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
       problems.push(`AMSFLOW_ACTIVITIES: no module at ${e.AMSFLOW_ACTIVITIES}`);
     }
   }
+  const workflowBundlePath = e.AMSFLOW_WORKFLOW_BUNDLE ? resolve(e.AMSFLOW_WORKFLOW_BUNDLE) : undefined;
+  return { workflowsPath, botConfig, activitiesPath, workflowBundlePath };
+}
+
+/** Reads the configuration from `env` (default `process.env`); throws {@link ConfigError}. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
+  const problems: string[] = [];
+  const e = parseEnv(env, problems);
+  const { agents, embeddedSimulator } = agentsOf(e, env, problems);
+  const modules = modulesOf(e, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
-    botConfig,
-    activitiesPath,
+    ...modules,
     timeZone: e.AMSFLOW_TIMEZONE,
     agents,
     embeddedSimulator,
     temporalAddress: e.TEMPORAL_ADDRESS,
     namespace: e.TEMPORAL_NAMESPACE,
     taskQueue: e.AMSFLOW_TASK_QUEUE,
-    workflowsPath,
-    workflowBundlePath: e.AMSFLOW_WORKFLOW_BUNDLE ? resolve(e.AMSFLOW_WORKFLOW_BUNDLE) : undefined,
     limits: e.AMSFLOW_LIMITS ?? {},
     tuning: e.AMSFLOW_TUNING ?? {},
     fleetAgents: e.AMSFLOW_FLEET_AGENTS ?? agents.length,

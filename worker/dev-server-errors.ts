@@ -3,13 +3,15 @@
  * that is taken, or a server that did not come up, with its own output.
  */
 import { quoted } from './output-tail';
+import { AmsflowError } from '../core/amsflow-error';
+import { AmsflowErrorCodes } from '../core/error-codes';
 
 /**
  * A port amsflow should listen on is taken: thrown by {@link startDevServer} (its gRPC and web UI
  * ports) and by `npm start` for the embedded simulator's port.
  */
-export class PortInUseError extends Error {
-  readonly code = 'AMSFLOW_PORT_IN_USE';
+export class PortInUseError extends AmsflowError {
+  readonly code = AmsflowErrorCodes.portInUse;
   constructor(
     readonly port: number,
     readonly role: 'gRPC' | 'web UI' | 'simulator',
@@ -26,13 +28,12 @@ export class PortInUseError extends Error {
             'AMSFLOW_DEV_SERVER_PORT / AMSFLOW_DEV_SERVER_UI_PORT), or, to use a server that is already ' +
             `running on purpose, set TEMPORAL_ADDRESS=127.0.0.1:${port} instead of starting one.`,
     );
-    this.name = 'PortInUseError';
   }
 }
 
 /** A start that failed: what went wrong, with the server's own output and its exit, if it ended. */
-export class DevServerStartError extends Error {
-  readonly code = 'AMSFLOW_DEV_SERVER_START';
+export class DevServerStartError extends AmsflowError {
+  readonly code = AmsflowErrorCodes.devServerStart;
   constructor(
     readonly reason: string,
     /** The server's last output (empty when it went elsewhere, see `logFile`). */
@@ -41,6 +42,5 @@ export class DevServerStartError extends Error {
     readonly exit: string | undefined,
   ) {
     super(`${reason}\nThe server's output (${exit ?? 'it was still running'}):\n${quoted(output)}`);
-    this.name = 'DevServerStartError';
   }
 }

@@ -93,7 +93,7 @@ describe('approvalInput: the checks before anything is started', () => {
       caught = err;
     }
     expect(caught).toBeInstanceOf(ApprovalRequestError);
-    expect(caught).toMatchObject({ code: 'InvalidApprovalRequest', field });
+    expect(caught).toMatchObject({ code: 'AMSFLOW_INVALID_APPROVAL_REQUEST', field });
     expect((caught as Error).message).toMatch(message);
   });
 
@@ -433,17 +433,17 @@ describe('approvals against a worker', () => {
       at: expect.stringMatching(ISO),
     });
     await expect(handle.cancel()).rejects.toMatchObject({
-      code: 'Closed',
+      code: 'AMSFLOW_APPROVAL_CLOSED',
       decision: { decision: 'approved' },
     });
 
     const unknown = cancelApproval(engine.client, engine.agentKey, 'never-asked');
     await expect(unknown).rejects.toBeInstanceOf(ApprovalError);
-    await expect(unknown).rejects.toMatchObject({ code: 'NotFound' });
+    await expect(unknown).rejects.toMatchObject({ code: 'AMSFLOW_APPROVAL_NOT_FOUND' });
     await expect(
       getApprovalHandle(engine.client, engine.agentKey, 'never-asked').result(),
     ).rejects.toMatchObject({
-      code: 'NotFound',
+      code: 'AMSFLOW_APPROVAL_NOT_FOUND',
     });
     const cli = await run(['approval', 'cancel', 'never-asked', ...agent()], env);
     expect(cli).toEqual({ code: 1, out: '', err: `no approval "approval:${engine.agentKey}:never-asked"` });

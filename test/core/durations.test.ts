@@ -41,7 +41,7 @@ describe('parseDuration', () => {
       caught = err;
     }
     expect(caught).toBeInstanceOf(DurationFormatError);
-    expect((caught as DurationFormatError).code).toBe('InvalidDuration');
+    expect((caught as DurationFormatError).code).toBe('AMSFLOW_INVALID_DURATION');
     expect((caught as DurationFormatError).input).toBe(text);
     expect((caught as Error).message).toMatch(message);
     expect((caught as Error).message).toContain('e.g.');

@@ -4,15 +4,15 @@
  * to a stream, at a minimum level, with every secret redacted and message bodies kept only at
  * debug level when `AMSFLOW_LOG_BODIES=1`.
  */
-import type { LogLevel, LogMetadata, Logger } from '@temporalio/common';
+import type { LogLevel, LogMetadata } from '@temporalio/common';
 import { redact, redactText } from '../../core/redact';
+import { LevelLogger, LOG_LEVEL_RANK as RANK } from './level-logger';
 
 /** `AMSFLOW_LOG_FORMAT`. */
 export type LogFormat = 'json' | 'pretty';
 /** `AMSFLOW_LOG_LEVEL`. */
 export type AmsflowLogLevel = 'debug' | 'info' | 'warn' | 'error';
 
-const RANK: Record<LogLevel, number> = { TRACE: 0, DEBUG: 1, INFO: 2, WARN: 3, ERROR: 4 };
 const LEVEL_OF: Record<AmsflowLogLevel, LogLevel> = {
   debug: 'DEBUG',
   info: 'INFO',
@@ -43,10 +43,11 @@ export interface LoggerOptions {
 }
 
 /** A Temporal `Logger` writing redacted structured lines. */
-export class AmsflowLogger implements Logger {
+export class AmsflowLogger extends LevelLogger {
   private readonly min: number;
 
   constructor(private readonly options: LoggerOptions) {
+    super();
     this.min = RANK[LEVEL_OF[options.level]];
   }
 
@@ -61,22 +62,6 @@ export class AmsflowLogger implements Logger {
     const line = this.format(level, message, meta);
     const stream = this.options.stream ?? (RANK[level] >= RANK.WARN ? process.stderr : process.stdout);
     stream.write(`${line}\n`);
-  }
-
-  trace(message: string, meta?: LogMetadata): void {
-    this.log('TRACE', message, meta);
-  }
-  debug(message: string, meta?: LogMetadata): void {
-    this.log('DEBUG', message, meta);
-  }
-  info(message: string, meta?: LogMetadata): void {
-    this.log('INFO', message, meta);
-  }
-  warn(message: string, meta?: LogMetadata): void {
-    this.log('WARN', message, meta);
-  }
-  error(message: string, meta?: LogMetadata): void {
-    this.log('ERROR', message, meta);
   }
 
   private format(level: LogLevel, message: string, meta: LogMetadata): string {

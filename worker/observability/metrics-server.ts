@@ -8,16 +8,17 @@ import type { AddressInfo } from 'node:net';
 import type { MetricsRegistry } from './metrics-registry';
 import { formatPrometheus, PROMETHEUS_CONTENT_TYPE } from './prometheus-format';
 import type { Readiness } from './readiness';
+import { AmsflowError } from '../../core/amsflow-error';
+import { AmsflowErrorCodes } from '../../core/error-codes';
 
 /** The port is taken: names the variable that moves it. */
-export class MetricsPortInUseError extends Error {
-  readonly code = 'AMSFLOW_METRICS_PORT_IN_USE';
+export class MetricsPortInUseError extends AmsflowError {
+  readonly code = AmsflowErrorCodes.metricsPortInUse;
   constructor(readonly port: number) {
     super(
       `The metrics port ${port} is already in use (another amsflow worker on this host?): set ` +
         'AMSFLOW_METRICS_PORT to another port, 0 for any free port, or off.',
     );
-    this.name = 'MetricsPortInUseError';
   }
 }
 

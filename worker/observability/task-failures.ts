@@ -12,6 +12,7 @@
  */
 import { join, sep } from 'node:path';
 import type { LogLevel, LogMetadata, Logger } from '@temporalio/common';
+import { LevelLogger } from './level-logger';
 
 /** One failure, as reported. */
 export interface TaskFailure {
@@ -61,12 +62,14 @@ export function authorFrame(stack: unknown): string | undefined {
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /** Wraps `inner`: workflow task failures once each; everything else passes through. */
-export class TaskFailureLogger implements Logger {
+export class TaskFailureLogger extends LevelLogger {
   private readonly runs = new Map<string, RunInfo>();
   private readonly seen = new Set<string>();
   private readonly listeners = new Set<(failure: TaskFailure) => void>();
 
-  constructor(readonly inner: Logger) {}
+  constructor(readonly inner: Logger) {
+    super();
+  }
 
   /** Calls `listener` with each failure the first time it is seen; returns the unsubscribe. */
   onFailure(listener: (failure: TaskFailure) => void): () => void {
@@ -146,21 +149,5 @@ export class TaskFailureLogger implements Logger {
     // task (no retry: the SDK logs it once).
     const temporal = typeof error.stack === 'string' && /^[A-Za-z]*Failure: /.test(error.stack);
     return { kind: temporal ? 'workflow' : 'task', ...failed };
-  }
-
-  trace(message: string, meta?: LogMetadata): void {
-    this.log('TRACE', message, meta);
-  }
-  debug(message: string, meta?: LogMetadata): void {
-    this.log('DEBUG', message, meta);
-  }
-  info(message: string, meta?: LogMetadata): void {
-    this.log('INFO', message, meta);
-  }
-  warn(message: string, meta?: LogMetadata): void {
-    this.log('WARN', message, meta);
-  }
-  error(message: string, meta?: LogMetadata): void {
-    this.log('ERROR', message, meta);
   }
 }

@@ -1,0 +1,122 @@
+/**
+ * The data dir (`AMSFLOW_DATA_DIR`, default `.amsflow`): its lock and what the embedded parts keep
+ * there (see worker/run.ts). The first step of `runAmsflow`.
+ */
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { AmsflowError } from '../core/amsflow-error';
+import { AmsflowErrorCodes } from '../core/error-codes';
+import { mediaDirOf } from '../simulator/state-file';
+import type { WorkerConfig } from './config';
+import type { Cleanups } from './cleanups';
+import type { Log, ResumeInfo } from './run-types';
+import { noteFreshPaths } from './start-leftovers';
+
+/** Another worker holds the data dir (its `amsflow.pid`). */
+export class DataDirInUseError extends AmsflowError {
+  readonly code = AmsflowErrorCodes.dataDirInUse;
+  constructor(
+    readonly file: string,
+    readonly pid: number,
+  ) {
+    super(
+      `Another amsflow (pid ${pid}) is using the data in ${join(file, '..')}: stop it first (two runs ` +
+        'must not share one conversation and one Temporal database), or set AMSFLOW_DATA_DIR to another ' +
+        `folder. If no amsflow is running, delete ${file}.`,
+    );
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The pid in a lock file, when it is a live process other than this one. */
+function liveHolder(file: string): number | undefined {
+  let holder = NaN;
+  try {
+    holder = Number(readFileSync(file, 'utf8').trim());
+  } catch {
+    // Removed meanwhile, or unreadable: treated as stale.
+  }
+  return Number.isInteger(holder) && holder > 0 && holder !== process.pid && alive(holder)
+    ? holder
+    : undefined;
+}
+
+/** Takes `<dataDir>/amsflow.pid`; returns its release. Throws {@link DataDirInUseError}. */
+export function lockDataDir(dataDir: string): () => void {
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, 'amsflow.pid');
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const fd = openSync(file, 'wx');
+      writeSync(fd, `${process.pid}\n`);
+      closeSync(fd);
+      return () => {
+        try {
+          if (readFileSync(file, 'utf8').trim() === String(process.pid)) rmSync(file, { force: true });
+        } catch {
+          // Gone already.
+        }
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw err;
+    }
+    const holder = liveHolder(file);
+    if (holder !== undefined) throw new DataDirInUseError(file, holder);
+    // Left by a run that was killed: take it over.
+    rmSync(file, { force: true });
+  }
+}
+
+const removeDb = (file: string) => {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+};
+
+/** Where this start keeps its data, and what it found there. */
+export interface DataDirPlan {
+  resume: ResumeInfo;
+  /** The embedded simulator's state file (with the embedded simulator). */
+  stateFile?: string;
+}
+
+/**
+ * Locks the data dir when the embedded parts use it, and says where they keep their data. A demo
+ * whose conversation is gone starts its Temporal data afresh too. `leftovers` gets the removal of
+ * what this start creates there, for a start that fails.
+ */
+export function prepareDataDir(
+  config: WorkerConfig,
+  log: Log,
+  cleanups: Cleanups,
+  leftovers: (() => void)[],
+): DataDirPlan {
+  if (!config.temporalAddress || config.embeddedSimulator) {
+    leftovers.push(noteFreshPaths([config.dataDir]));
+    cleanups.push(lockDataDir(config.dataDir));
+    // Scratch of older versions, which began every demo afresh.
+    removeDb(join(config.dataDir, 'demo-temporal.db'));
+  }
+  const demoDir = config.embeddedSimulator ? join(config.dataDir, 'demo') : undefined;
+  const stateFile = demoDir && join(demoDir, 'simulator.json');
+  const temporalDb = config.temporalAddress ? undefined : join(demoDir ?? config.dataDir, 'temporal.db');
+  if (temporalDb && stateFile && !existsSync(stateFile) && existsSync(temporalDb)) {
+    // Agent workflows hold offsets into a conversation that is gone: they must not resume.
+    log(`amsflow: no conversation in ${stateFile}, so the demo's Temporal data start afresh too`);
+    removeDb(temporalDb);
+  }
+  leftovers.push(noteFreshPaths([demoDir, stateFile, stateFile && mediaDirOf(stateFile), temporalDb]));
+  const resume: ResumeInfo = {
+    dataDir: config.dataDir,
+    demoDir,
+    temporalDb,
+    temporalResumed: temporalDb !== undefined && existsSync(temporalDb),
+  };
+  return { resume, stateFile };
+}

@@ -1,0 +1,58 @@
+/**
+ * The Temporal step of `runAmsflow`: the embedded dev server when no `TEMPORAL_ADDRESS` is given,
+ * then the connections the workers and the client use.
+ */
+import { Client, Connection } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
+import { NativeConnection } from '@temporalio/worker';
+import { resolveTemporalBinaries } from '../tools/temporal-binaries';
+import type { Cleanups } from './cleanups';
+import { dataConverterFor } from '../codec';
+import type { WorkerConfig } from './config';
+import { startDevServer, type RunningDevServer } from './dev-server';
+import type { Log } from './run-types';
+
+/** Starts the embedded dev server on `dbFile`; its stop goes to `cleanups`. */
+export async function startEmbeddedTemporal(
+  config: WorkerConfig,
+  dbFile: string,
+  log: Log,
+  cleanups: Cleanups,
+): Promise<RunningDevServer> {
+  const { cli } = await resolveTemporalBinaries({ log });
+  if (cli.kind !== 'path') throw new Error('The embedded Temporal server needs the Temporal CLI on disk');
+  const devServer = await startDevServer({
+    cliPath: cli.path,
+    dbFile,
+    port: config.devServerPort,
+    uiPort: config.devServerUiPort,
+    namespace: config.namespace,
+  });
+  cleanups.push(() => devServer.stop());
+  log(`amsflow: embedded Temporal dev server at ${devServer.address} (UI ${devServer.uiUrl})`);
+  return devServer;
+}
+
+/** The connections of a run: the workers' and the client's, with one data converter. */
+export interface TemporalConnections {
+  nativeConnection: NativeConnection;
+  client: Client;
+  /** Undefined without encryption keys: Temporal's default. */
+  dataConverter?: DataConverter;
+}
+
+/** Connects to `address`; the connections' closes go to `cleanups`. */
+export async function connectTemporal(
+  config: WorkerConfig,
+  address: string,
+  cleanups: Cleanups,
+): Promise<TemporalConnections> {
+  const nativeConnection = await NativeConnection.connect({ address });
+  cleanups.push(() => nativeConnection.close());
+  const connection = await Connection.connect({ address });
+  cleanups.push(() => connection.close());
+  // Encryption at rest (AMSFLOW_ENCRYPTION_KEYS): the same data converter for the client and every worker.
+  const dataConverter = dataConverterFor(config.encryptionKeys);
+  const client = new Client({ connection, namespace: config.namespace, dataConverter });
+  return { nativeConnection, client, dataConverter };
+}

@@ -1,0 +1,137 @@
+/**
+ * The one engine-worker factory: the workers that run amsflow's engine for a set of agents. One
+ * workflow worker (the agent workflows, the bot's handlers, reminders' and the bot's own
+ * activities) on the agent task queue, and one activity worker per service endpoint on its own
+ * queue with its fleet-wide ceiling (engine-queues.ts). `runAmsflow` (worker/run.ts) and the bot
+ * test harness (testing/bot-test-env.ts) both build their workers here and differ only in the
+ * options they pass.
+ */
+import type { Client } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
+import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
+import { createActivities } from '../activities';
+import { createScheduleActivities } from '../activities/schedules';
+import { MessagingClient } from '../messaging/client';
+import type { Limits } from '../messaging/limits';
+import { endpointQueuePlan } from './engine-queues';
+
+/** An agent the workers serve: its token stays in this process, never in workflow state. */
+export interface EngineAgent {
+  agentKey: string;
+  token: string;
+  baseUrl?: string;
+}
+
+/** A bot's own activities, served on the agent task queue. */
+export type BotActivities = Record<string, (...args: never[]) => unknown>;
+
+export interface EngineWorkersOptions {
+  connection: NativeConnection;
+  namespace?: string;
+  /** The same data converter as the client's (encryption at rest). */
+  dataConverter?: DataConverter;
+  /** The agent task queue; the endpoint queues are named after it. */
+  taskQueue: string;
+  /** The bot with amsflow's own workflows (worker/bot-bundle.ts). */
+  workflowBundle: NonNullable<WorkerOptions['workflowBundle']>;
+  agents: readonly EngineAgent[];
+  /** The service's limits, resolved: the ceilings and the clients' checks. */
+  limits: Limits;
+  /** Agents of the whole fleet, for the ceilings. Default: `agents.length`. */
+  fleetAgents?: number;
+  /** The client reminders' activities start and signal workflows with. */
+  client: Client;
+  /** The human's default time zone for reminders, and agents' own ones (agentKey -> zone). */
+  timeZone?: string;
+  timeZones?: Record<string, string>;
+  botActivities?: BotActivities;
+  /** Interceptors (and sinks) added to every worker: the process's observability. */
+  interceptors?: WorkerOptions['interceptors'];
+  sinks?: WorkerOptions['sinks'];
+  /** False: work in flight is cut at once on shutdown (a test's teardown). Default true. */
+  drain?: boolean;
+}
+
+export interface EngineWorkers {
+  /** The workflow worker first, then one per endpoint queue; none is running yet. */
+  workers: Worker[];
+  /** Closes the engine's messaging clients (after the workers have stopped). */
+  closeClients(): Promise<void>;
+}
+
+/**
+ * The engine's messaging clients, one per agent. They neither pace nor retry: the agent workflow
+ * paces durably and decides retries.
+ */
+function engineClients(agents: readonly EngineAgent[], limits: Limits): Map<string, MessagingClient> {
+  return new Map(
+    agents.map((agent) => [
+      agent.agentKey,
+      new MessagingClient({
+        token: agent.token,
+        baseUrl: agent.baseUrl,
+        rateLimit: false,
+        maxRetries: 0,
+        autoDiscover: false,
+        limits,
+      }),
+    ]),
+  );
+}
+
+/** Creates the engine's workers; `run()` each, and `closeClients()` once they have stopped. */
+export async function createEngineWorkers(options: EngineWorkersOptions): Promise<EngineWorkers> {
+  const registry = engineClients(options.agents, options.limits);
+  const closeClients = async () => {
+    for (const client of registry.values()) await client.close();
+  };
+  const base = {
+    connection: options.connection,
+    namespace: options.namespace ?? 'default',
+    dataConverter: options.dataConverter,
+    interceptors: options.interceptors,
+    sinks: options.sinks,
+  } satisfies Partial<WorkerOptions>;
+  try {
+    const activities = createActivities(registry);
+    const workflowWorker = await Worker.create({
+      ...base,
+      taskQueue: options.taskQueue,
+      // A worker killed with SIGKILL never says goodbye; its sticky queue is given up after this.
+      stickyQueueScheduleToStartTimeout: '3s',
+      // Reminders' activities (they hold a client) and the bot's own, on the task queue its
+      // workflows call by default.
+      activities: {
+        ...createScheduleActivities(options.client, {
+          taskQueue: options.taskQueue,
+          timeZone: options.timeZone,
+          timeZones: options.timeZones,
+        }),
+        ...options.botActivities,
+      },
+      workflowBundle: options.workflowBundle,
+    });
+    const plan = endpointQueuePlan({
+      taskQueue: options.taskQueue,
+      limits: options.limits,
+      fleetAgents: options.fleetAgents ?? options.agents.length,
+      agents: options.agents.length,
+      drain: options.drain,
+    });
+    const endpointWorkers = await Promise.all(
+      plan.map(({ endpoint: _endpoint, activities: names, ...settings }) =>
+        Worker.create({
+          ...base,
+          ...settings,
+          // The activities are closures over the registry; none uses `this`.
+          // eslint-disable-next-line @typescript-eslint/unbound-method
+          activities: Object.fromEntries(names.map((name) => [name, activities[name]])),
+        }),
+      ),
+    );
+    return { workers: [workflowWorker, ...endpointWorkers], closeClients };
+  } catch (err) {
+    await closeClients();
+    throw err;
+  }
+}
