@@ -4,6 +4,7 @@
  * carries, and base64 (workflow code has no Buffer). The checks made before anything is uploaded
  * or sent are `media-checks.ts`; `media.ts` wires both to the media activities and the outbox.
  */
+import { exponentialBackoffMs, rateLimitBackoffMs, type BackoffSettings } from '../../core/backoff';
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { SendOptions, SentMessage } from '../author/sending';
 import type { InboundMessage } from '../../protocol';
@@ -193,3 +194,22 @@ export function mediaOf(message: InboundMessage): InboundMediaInfo | undefined {
 }
 
 export { base64ToBytes, bytesToBase64 } from '../author/base64';
+
+/** Media's waits after a 429 or 503: the one backoff policy (core/backoff.ts), with the spec's bases. */
+export const MEDIA_BACKOFF: BackoffSettings = { baseMs: 500, maxMs: 30_000, rateLimitBaseMs: 5_000 };
+
+/**
+ * How long a media call waits before its retry number `retries` (0 first): the service's
+ * Retry-After when it gave one, else 5, 10, 20 s after a 429 and 0.5–1, 1–2, 2–4 s (jittered)
+ * after a 503. `random` is the workflow's deterministic `Math.random` in workflow code.
+ */
+export function mediaWaitMs(
+  retries: number,
+  hint: { status?: number; retryAfterMs?: number } | undefined,
+  random: () => number = Math.random,
+): number {
+  if (hint?.retryAfterMs !== undefined) return Math.max(1, hint.retryAfterMs);
+  return hint?.status === 503
+    ? exponentialBackoffMs(retries, { ...MEDIA_BACKOFF, random })
+    : rateLimitBackoffMs(retries, MEDIA_BACKOFF);
+}

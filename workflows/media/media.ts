@@ -29,6 +29,7 @@ import {
   base64ToBytes,
   bytesToBase64,
   fail,
+  mediaWaitMs,
   type AnyMediaOptions,
   type CaptionedMediaOptions,
   type DocumentOptions,
@@ -88,7 +89,7 @@ const MAX_RATE_LIMIT_RETRIES = 3;
 
 /**
  * Runs one media activity; waits out rate limiting (429, 503) with durable timers, honouring
- * Retry-After, else 5, 10, 20 s (429) or 0.5, 1, 2 s (503), and maps what is left to a typed failure.
+ * Retry-After, else the backoff of {@link mediaWaitMs}, and maps what is left to a typed failure.
  */
 async function mediaCall<T>(what: 'upload' | 'download', call: () => Promise<T>): Promise<T> {
   for (let retries = 0; ; retries++) {
@@ -100,9 +101,7 @@ async function mediaCall<T>(what: 'upload' | 'download', call: () => Promise<T>)
       if (type === ActivityFailureTypes.rateLimited && retries < MAX_RATE_LIMIT_RETRIES) {
         const hint = (cause as ApplicationFailure).details?.[0] as
           { status?: number; retryAfterMs?: number } | undefined;
-        const waitMs =
-          hint?.retryAfterMs ?? (hint?.status === 503 ? 500 * 2 ** retries : 5000 * 2 ** retries);
-        await sleep(Math.max(1, waitMs));
+        await sleep(mediaWaitMs(retries, hint));
         continue;
       }
       throw requestFailure(what, err, type);
