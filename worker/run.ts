@@ -205,8 +205,6 @@ export async function runAmsflow(
       leftovers.push(noteFreshPaths([config.dataDir]));
       const release = lockDataDir(config.dataDir);
       cleanups.push(() => Promise.resolve(release()));
-      // Scratch of older versions, which began every demo afresh.
-      removeDb(join(config.dataDir, 'demo-temporal.db'));
     }
     const demoDir = config.embeddedSimulator ? join(config.dataDir, 'demo') : undefined;
     const stateFile = demoDir && join(demoDir, 'simulator.json');

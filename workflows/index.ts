@@ -87,7 +87,6 @@ export {
   sendMedia,
   sendSticker,
   sendVideo,
-  setMediaTaskQueuePrefix,
 } from './media';
 export type {
   AnyMediaOptions,
