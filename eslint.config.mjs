@@ -229,6 +229,55 @@ function fenceConfigs() {
   ];
 }
 
+// ---- Workflow versions (owned by the engine; keep this block whole) -------------------------
+// Temporal's `patched`/`deprecatePatch` are called in one module only, the engine's versions
+// module, which lists every patch id in use with its dates (docs/OPERATIONS.md, "Changing the
+// engine's workflow code"). Any other file importing them, by name or through a namespace
+// import, fails lint.
+const PATCH_FUNCTIONS = new Set(['patched', 'deprecatePatch']);
+const VERSIONS_MODULES = ['workflows/engine/versions.ts'];
+const patchesInVersions = {
+  meta: {
+    type: 'problem',
+    messages: {
+      patch:
+        '`{{name}}` is called only in the versions module (workflows/engine/versions.ts): list the id there and use isPatched/patchDeprecated.',
+    },
+    schema: [],
+  },
+  create(context) {
+    const namespaces = new Set();
+    return {
+      ImportDeclaration(node) {
+        if (node.source.value !== '@temporalio/workflow') return;
+        for (const spec of node.specifiers) {
+          if (spec.type === 'ImportNamespaceSpecifier') namespaces.add(spec.local.name);
+          const name =
+            spec.type === 'ImportSpecifier' ? (spec.imported.name ?? spec.imported.value) : undefined;
+          if (name && PATCH_FUNCTIONS.has(name))
+            context.report({ node: spec, messageId: 'patch', data: { name } });
+        }
+      },
+      MemberExpression(node) {
+        const name = node.property.type === 'Identifier' ? node.property.name : node.property.value;
+        if (
+          node.object.type === 'Identifier' &&
+          namespaces.has(node.object.name) &&
+          PATCH_FUNCTIONS.has(name)
+        )
+          context.report({ node, messageId: 'patch', data: { name } });
+      },
+    };
+  },
+};
+const workflowVersionsRules = {
+  files: ['**/*.ts'],
+  ignores: VERSIONS_MODULES,
+  plugins: { amsflow: { rules: { 'patches-in-versions': patchesInVersions } } },
+  rules: { 'amsflow/patches-in-versions': 'error' },
+};
+// ---- end of workflow versions ---------------------------------------------------------------
+
 export default tseslint.config(
   {
     ignores: [
@@ -322,5 +371,6 @@ export default tseslint.config(
       '@typescript-eslint/unbound-method': 'off',
     },
   },
+  workflowVersionsRules,
   prettier,
 );

@@ -13,8 +13,8 @@ export interface HandlerInput {
   seq: number;
   /** The bot's configuration (`AMSFLOW_BOT_CONFIG`), as the agent workflow was started with it. */
   config?: unknown;
-  /** Prefix of the agent's activity task queues (`<prefix>-media`, ...); absent in older runs. */
-  activityQueuePrefix?: string;
+  /** Prefix of the agent's activity task queues (`<prefix>-media`, ...). */
+  activityQueuePrefix: string;
 }
 
 /** What `amsflow conversations show` prints: one conversation (handler workflow) as it stands. */

@@ -25,12 +25,6 @@ export const ActivityFailureTypes = {
   stalePoll: 'StalePoll',
 } as const;
 
-/**
- * The spelling the activity used for an ambiguous send before both sides shared this module.
- * Recorded histories may hold it; the outbox treats it (like any unknown failure) as ambiguous.
- */
-export const LEGACY_SEND_AMBIGUOUS = 'SendAmbiguous';
-
 /** Failures of non-send activities that no retry can cure. */
 export const NON_RETRYABLE_REQUEST_FAILURES: readonly string[] = [
   ActivityFailureTypes.unauthorized,

@@ -100,8 +100,6 @@ export function prepareDataDir(
   if (!config.temporalAddress || config.embeddedSimulator) {
     leftovers.push(noteFreshPaths([config.dataDir]));
     cleanups.push(lockDataDir(config.dataDir));
-    // Scratch of older versions, which began every demo afresh.
-    removeDb(join(config.dataDir, 'demo-temporal.db'));
   }
   const demoDir = config.embeddedSimulator ? join(config.dataDir, 'demo') : undefined;
   const stateFile = demoDir && join(demoDir, 'simulator.json');

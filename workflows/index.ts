@@ -101,7 +101,6 @@ export {
   sendMedia,
   sendSticker,
   sendVideo,
-  setMediaTaskQueuePrefix,
 } from './media/media';
 export type {
   AnyMediaOptions,

@@ -50,7 +50,7 @@ describe('ambiguous sends', () => {
     if (fault.kind === 'server_error_after_accept') {
       await recordHistory(
         engine.client.workflow.getHandle(engine.handlerWorkflowId(id)),
-        'handler-ambiguous-send-v2',
+        'handler-ambiguous-send',
       );
     }
   });

@@ -93,7 +93,7 @@ describe('continue-as-new', () => {
     }
     expect(carried.some((c) => c.queue.length > 0)).toBe(true);
     expect(carried.some((c) => c.replyWaiters.length > 0 && c.nextWaiters.length > 0)).toBe(true);
-    await recordHistory(engine.client.workflow.getHandle(engine.agentWorkflowId), 'agent-continued-v2');
+    await recordHistory(engine.client.workflow.getHandle(engine.agentWorkflowId), 'agent-continued');
   }, 240_000);
 
   it('ends the open poll before the next run polls: the two never overlap', async () => {

@@ -87,6 +87,6 @@ describe('exactly once under crashes', () => {
     for (let i = 1; i < offsets.length; i++) expect(offsets[i]).toBeGreaterThanOrEqual(offsets[i - 1]);
     const state = await engine.client.workflow.getHandle(engine.agentWorkflowId).query('amsflow.state');
     expect((state as { offset: number }).offset).toBeGreaterThanOrEqual(MESSAGES);
-    await recordHistory(engine.client.workflow.getHandle(engine.agentWorkflowId), 'agent-crash-200-v2');
+    await recordHistory(engine.client.workflow.getHandle(engine.agentWorkflowId), 'agent-crash-200');
   }, 300_000);
 });

@@ -35,7 +35,7 @@ describe('outbox pacing', () => {
     expect(at[12] - at[0]).toBeLessThan(WINDOW_MS + 1500);
     // ...and no rolling window ever holds more than 12.
     for (let i = 12; i < at.length; i++) expect(at[i] - at[i - 12]).toBeGreaterThanOrEqual(WINDOW_MS);
-    await recordHistory(engine.client.workflow.getHandle(engine.agentWorkflowId), 'agent-pacing-30-v2');
+    await recordHistory(engine.client.workflow.getHandle(engine.agentWorkflowId), 'agent-pacing-30');
   });
 
   it.each([

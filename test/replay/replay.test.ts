@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from '@temporalio/worker';
+import { PATCHES } from '../../workflows/engine/versions';
 import { historiesDir, recordedWorkflowIds, workflowIdsFile } from '../support/histories';
 import { bundle } from '../support/temporal';
 
@@ -17,6 +18,16 @@ describe('replay of recorded histories', () => {
   it('has recorded histories to replay, each with its workflow id', () => {
     expect(files.length).toBeGreaterThan(0);
     expect(files.filter((f) => !workflowIds[f.replace(/\.json$/, '')])).toEqual([]);
+  });
+
+  it('finds in the recorded histories only patch ids the versions module lists', () => {
+    const listed = new Set(Object.keys(PATCHES));
+    const unlisted = files.flatMap((file) =>
+      patchIdsOf(JSON.parse(readFileSync(join(historiesDir, file), 'utf8')))
+        .filter((id) => !listed.has(id))
+        .map((id) => `${file}: ${id}`),
+    );
+    expect(unlisted).toEqual([]);
   });
 
   it('replays every recorded history without a determinism error', async () => {
@@ -36,3 +47,16 @@ describe('replay of recorded histories', () => {
     expect(results.filter((r) => r.error).map((r) => `${r.workflowId}: ${String(r.error)}`)).toEqual([]);
   });
 });
+
+/** The patch ids a history's `core_patch` markers record (payload: JSON `{ id, deprecated }`). */
+function patchIdsOf(history: {
+  events?: { markerRecordedEventAttributes?: { markerName?: string; details?: Record<string, unknown> } }[];
+}): string[] {
+  return (history.events ?? []).flatMap((e) => {
+    const marker = e.markerRecordedEventAttributes;
+    if (marker?.markerName !== 'core_patch') return [];
+    const data = (marker.details?.['patch-data'] as { payloads?: { data?: string }[] } | undefined)
+      ?.payloads?.[0]?.data;
+    return [data ? (JSON.parse(Buffer.from(data, 'base64').toString('utf8')) as { id: string }).id : '?'];
+  });
+}

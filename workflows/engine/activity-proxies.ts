@@ -11,12 +11,11 @@ import { activityQueue } from '../../protocol/queues';
 import type { Tuning } from './tuning';
 
 export interface AgentActivities {
-  poll: Pick<Activities, 'pollUpdates'>;
   /**
-   * The same, its cancellation awaited: continue-as-new waits until the open poll has ended, so
-   * that the next run's first poll never overlaps it (runs recorded before: `poll`).
+   * A long poll, its cancellation awaited: continue-as-new waits until the open poll has ended,
+   * so that the next run's first poll never overlaps it.
    */
-  pollAwaitingCancel: Pick<Activities, 'pollUpdates'>;
+  poll: Pick<Activities, 'pollUpdates'>;
   /** The same activity for a quiet poll: a cancelled one is awaited, so that two polls never overlap. */
   quietPoll: Pick<Activities, 'pollUpdates'>;
   send: Pick<Activities, 'sendMessage'>;
@@ -35,12 +34,6 @@ function pollHeartbeatTimeoutMs(tuning: Tuning): number {
 export function agentActivities(queuePrefix: string, tuning: Tuning): AgentActivities {
   return {
     poll: proxyActivities<Activities>({
-      taskQueue: activityQueue(queuePrefix, 'updates'),
-      startToCloseTimeout: `${tuning.pollTimeoutSeconds + 40}s`,
-      heartbeatTimeout: pollHeartbeatTimeoutMs(tuning),
-      retry: { maximumAttempts: 1 },
-    }),
-    pollAwaitingCancel: proxyActivities<Activities>({
       taskQueue: activityQueue(queuePrefix, 'updates'),
       startToCloseTimeout: `${tuning.pollTimeoutSeconds + 40}s`,
       heartbeatTimeout: pollHeartbeatTimeoutMs(tuning),

@@ -13,10 +13,9 @@
  * chat a poll starts at once, in a busy one polls are spread evenly instead of spent in bursts,
  * which would fill the window and then leave a message waiting for the oldest poll to age out
  * (measured: 35 s at p95 in a live chat at the spec's limits). So paced, polls never put more
- * than `limit` in a window, and a receipt page never takes the slot a message will want: the
- * reserve an earlier version kept for messages (`pollReserve`; runs recorded before the cadence
- * replay with it) fought the cadence and held messages back. A poll that found nothing is followed by the next at
- * once (it waited out its long poll).
+ * than `limit` in a window, and a receipt page never takes the slot a message will want (a
+ * reserve kept for messages instead fought the cadence and held messages back). A poll that
+ * found nothing is followed by the next at once (it waited out its long poll).
  */
 import type { SlidingWindow } from '../../core/sliding-window';
 
@@ -25,8 +24,6 @@ export type PageKind = 'messages' | 'receipts' | 'nothing';
 export interface PollBudgetTuning {
   receiptSettleMs: number;
   minSettleMs: number;
-  /** Runs recorded before the even cadence: receipts never spent the last `pollReserve` polls. */
-  pollReserve: number;
 }
 
 /** Polls the even cadence lets go at once beyond the first (see the module comment). */
@@ -45,14 +42,10 @@ export function waitAfterPage(
   window: SlidingWindow,
   now: number,
   tuning: PollBudgetTuning,
-  evenCadence = true,
 ): number {
   if (kind === 'nothing') return 0;
   const floor = (ms: number) => (ms >= tuning.minSettleMs ? ms : 0);
   const settle = Math.round(tuning.receiptSettleMs * window.usedShare(now));
-  // (Runs recorded before the even cadence: that rule, exactly, for replay.)
-  if (!evenCadence)
-    return kind === 'messages' ? 0 : Math.max(floor(settle), window.delayKeeping(now, tuning.pollReserve));
   const cadence = window.cadenceDelay(now, CADENCE_BURST);
   // A shorter wait is not worth a timer: the server fires timers about a second late at best
   // (measured on the dev server: every 180 ms settle fired after ~990 ms), so it would only hold

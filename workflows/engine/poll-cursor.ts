@@ -48,6 +48,11 @@ export class PollCursor {
     return this.firstPollDone ? pollTimeoutSeconds : 0;
   }
 
+  /** Takes the recipient a send's answer showed (the service's own spelling of the number). */
+  sawRecipient(recipient: string): void {
+    this.recipient = recipient;
+  }
+
   /** Takes the recipient a page shows (its last contact, else its last sender). */
   seePage(page: { contacts: Contact[]; messages: InboundMessage[] }): void {
     const seen = page.contacts.at(-1)?.wa_id ?? page.messages.at(-1)?.from;

@@ -1,135 +1,135 @@
 /**
  * The poll loop: one long poll at a time, paced by the updates window, from the offset in
- * workflow state; each page's messages are handed off (routed) in arrival order before the
- * offset moves past them, and its receipts go to the workflows that sent those messages. A
- * failed poll is retried from the same offset after Retry-After, the 429 ladder or a backoff.
+ * workflow state; each page's messages are handed to the dispatcher in arrival order before the
+ * offset moves past them, and its receipts too. A failed poll is retried from the same offset
+ * after Retry-After, the 429 ladder or the backoff (core/backoff.ts). Owns the cursor, the open
+ * poll and the poll deadline.
  */
-import {
-  CancellationScope,
-  ParentClosePolicy,
-  condition,
-  getExternalWorkflowHandle,
-  sleep,
-  workflowInfo,
-  isCancellation,
-  startChild,
-} from '@temporalio/workflow';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { CancellationScope, condition, isCancellation, sleep } from '@temporalio/workflow';
+import type { QuietPollingInput } from '../../activities/quiet-polling';
 import type { PollOutput } from '../../activities/types';
-import { handlerWorkflowId } from '../../protocol/ids';
-import { lateSignal, receiptSignal } from '../../protocol/messages';
-import { countHandlerStart } from '../author/metrics';
-import { EXPIRED_QUESTION_TEXT } from '../author/text';
-import type { InboundMessage, Status } from '../../protocol';
-import { answer, deliverTo } from './delivery';
+import type { Dispatcher } from './dispatcher';
 import { requestVerdict } from './failure';
 import { readToEnd } from './poll-cursor';
 import { pageKind, waitAfterPage } from './poll-budget';
-import { assumeQuietPolls, quietPollingFor, recordQuietPolls, type QuietPollContext } from './quiet-poll';
-import { holdThenRoute, mustHold, sendInFlightWait } from './quote-hold';
 import { expectPoll, pollFailed, untilResumed } from './poll-health';
-import { awaitsCancel, evenCadence, settling, strictFence } from './poll-patches';
+import { assumeQuietPolls, quietPollingFor, recordQuietPolls, type QuietPollContext } from './quiet-poll';
 import type { AgentRuntime } from './runtime';
-import { FRESH_RETRY_STATE, retryAfterRejection, type RetryState } from './send-policy';
-import type { SignalTracker } from './signal-tracker';
-import { askWhichOne, routeChoice } from './which-one-route';
+import { FRESH_RETRY_STATE, backoffMs, retryAfterRejection, type RetryState } from './send-policy';
 
-/** The open poll's scope, so continue-as-new can cancel it (its page is read again next run). */
-export interface PollHandle {
-  scope?: CancellationScope;
+/** Where the loop is in its retries after failed polls. */
+interface PollRetry {
+  /** Failed polls in a row that were not rejections: the backoff's exponent. */
+  failures: number;
+  retry: RetryState;
+  notBefore: number | undefined;
 }
 
-export async function runPollLoop(
-  rt: AgentRuntime,
-  signals: SignalTracker,
-  handle: PollHandle,
-): Promise<void> {
-  let failures = 0;
-  let retry: RetryState = FRESH_RETRY_STATE;
+export async function runPollLoop(rt: AgentRuntime, dispatcher: Dispatcher): Promise<void> {
+  const { lifecycle } = rt;
   // A retry time carried from the previous run (a poll refused just before continue-as-new).
-  let notBefore: number | undefined = rt.cursor.retryAt;
+  const retry: PollRetry = { failures: 0, retry: FRESH_RETRY_STATE, notBefore: rt.cursor.retryAt };
   // Runs through draining too (a send being reconciled needs polls); the open poll is cancelled
   // at continue-as-new.
   for (;;) {
     // Continue-as-new is ending polling: no new poll (see the workflow's hand-over).
-    if (rt.pollEnding) return;
+    if (lifecycle.pollEnding) return;
     // Stopped by a final refusal: no poll until resumed (refusal.ts), then at once.
-    if (rt.refusal && !(await untilResumed(rt))) return;
-    expectPoll(rt, 'paced', notBefore);
-    const confirm = await rt.pace(rt.windows.updates, { notBefore });
+    if (rt.status.refusal && !(await untilResumed(rt))) return;
+    expectPoll(rt, 'paced', retry.notBefore);
+    const confirm = await rt.pace(rt.windows.updates, { notBefore: retry.notBefore });
     const pollStartedAt = rt.now();
     const timeoutSeconds = rt.cursor.timeoutSeconds(rt.tuning.pollTimeoutSeconds);
     const quiet = timeoutSeconds > 0 ? quietPollingFor(quietContext(rt)) : undefined;
     expectPoll(rt, quiet ? 'quiet' : 'long');
     let result: PollOutput;
     try {
-      const scope = (handle.scope = new CancellationScope());
-      // A reconciliation needs a poll that starts after its fence: a quiet poll gives way.
-      if (quiet) rt.endQuietPoll = () => scope.cancel();
-      const acts = quiet ? rt.acts.quietPoll : awaitsCancel() ? rt.acts.pollAwaitingCancel : rt.acts.poll;
-      result = await handle.scope.run(() =>
-        acts.pollUpdates({
-          agentKey: rt.agentKey,
-          offset: rt.cursor.offset,
-          limit: rt.tuning.pollLimit,
-          // The first poll of a new agent answers at once, with the creator in `contacts`.
-          timeoutSeconds,
-          ...(quiet ? { quiet } : {}),
-        }),
-      );
+      result = await pollOnce(rt, timeoutSeconds, quiet);
     } catch (err) {
-      if (rt.draining && isCancellation(err)) return;
-      confirm(rt.requestEnd());
+      if (lifecycle.draining && isCancellation(err)) return;
+      confirm(rt.now());
       if (quiet) assumeQuietPolls(rt.windows.updates, quiet, pollStartedAt, rt.now());
       if (quiet && isCancellation(err)) continue; // ended for a reconciliation: poll again at once
       const info = pollFailed(rt, err);
-      if (rt.refusal) {
-        if (rt.pollEnding) return;
-        continue;
-      }
-      const verdict = requestVerdict(info);
-      if (verdict.kind === 'rejected') {
-        const next = retryAfterRejection(retry, verdict.rejection, rt.tuning, () => Math.random());
-        retry = next.state;
-        notBefore = rt.now() + next.waitMs;
-      } else {
-        notBefore = rt.now() + Math.min(60_000, 1000 * 2 ** Math.min(failures++, 6));
-      }
-      // Carried: a run that continues as new now must not poll sooner than this one may.
-      rt.cursor.retryAt = notBefore;
+      if (!rt.status.refusal) retryLater(rt, retry, requestVerdict(info));
       // Ended for continue-as-new (cancelled, or timed out on a lost worker): the next run polls.
-      if (rt.pollEnding) return;
+      if (lifecycle.pollEnding) return;
       continue;
     } finally {
-      handle.scope = undefined;
-      rt.endQuietPoll = undefined;
+      rt.poll.closed();
     }
-    failures = 0;
-    retry = FRESH_RETRY_STATE;
-    notBefore = rt.cursor.retryAt = undefined;
-    rt.pollEndedAt = rt.now();
-    rt.counters.polls += 1 + recordQuietPolls(rt.windows.updates, result.quietPolls);
-    confirm(rt.requestEnd(result.startedAt));
+    Object.assign(retry, { failures: 0, retry: FRESH_RETRY_STATE, notBefore: undefined });
+    rt.cursor.retryAt = undefined;
+    rt.deadline.ended(rt.now());
+    rt.tally.polled(1 + recordQuietPolls(rt.windows.updates, result.quietPolls));
+    confirm(rt.now());
     // Answered before the cancellation reached it: the next run reads the page again.
-    if (rt.pollEnding) return;
-    if (result.status === 'page') await processPage(rt, signals, result);
+    if (lifecycle.pollEnding) return;
+    if (result.status === 'page') await processPage(rt, dispatcher, result);
     // 204: same offset. 409: a poll that outlived its activity, or another program on the
     // token; harmless, poll again from the same offset. Only a poll that read to the end of the
     // stream can be a reconciliation's fence: a full page may have left the receipt behind, a
     // 409 read nothing.
-    rt.cursor.completed(pollStartedAt, readToEnd(result, rt.tuning.pollLimit) || !strictFence());
-    // Receipts only: settle, so the receipts that follow come in one page, and keep a reserve.
-    const kind = pageKind(result);
-    const wait =
-      rt.tuning.idlePollMs > 0 || kind === 'nothing'
-        ? 0
-        : waitAfterPage(kind, rt.windows.updates, rt.now(), rt.tuning, evenCadence());
-    if (wait > 0 && settling()) await sleep(wait);
-    // A page shorter than the limit left nothing behind: anything newer comes with a wake.
-    const short = result.status !== 'page' || readToEnd(result, rt.tuning.pollLimit);
-    // (No await at all without idle polling: an extra tick would reorder this run's commands.)
-    if (short && rt.tuning.idlePollMs > 0) await idle(rt);
+    rt.cursor.completed(pollStartedAt, readToEnd(result, rt.tuning.pollLimit));
+    const pause = afterPoll(rt, result);
+    if (pause) await pause;
   }
+}
+
+/** One poll activity, in a scope the open poll can cancel (the poll loop's `OpenPoll`). */
+function pollOnce(
+  rt: AgentRuntime,
+  timeoutSeconds: number,
+  quiet: QuietPollingInput | undefined,
+): Promise<PollOutput> {
+  const scope = new CancellationScope();
+  // A reconciliation needs a poll that starts after its fence: a quiet poll gives way.
+  rt.poll.opened(() => scope.cancel(), quiet !== undefined);
+  return scope.run(() =>
+    (quiet ? rt.acts.quietPoll : rt.acts.poll).pollUpdates({
+      agentKey: rt.agentKey,
+      offset: rt.cursor.offset,
+      limit: rt.tuning.pollLimit,
+      // The first poll of a new agent answers at once, with the creator in `contacts`.
+      timeoutSeconds,
+      ...(quiet ? { quiet } : {}),
+    }),
+  );
+}
+
+/** Sets when the next poll may start after a failed one; carried, so a next run waits too. */
+function retryLater(rt: AgentRuntime, state: PollRetry, verdict: ReturnType<typeof requestVerdict>): void {
+  const random = () => Math.random(); // Seeded per run by the SDK: the same on replay.
+  if (verdict.kind === 'rejected') {
+    const next = retryAfterRejection(state.retry, verdict.rejection, rt.tuning, random);
+    state.retry = next.state;
+    state.notBefore = rt.now() + next.waitMs;
+  } else {
+    state.notBefore = rt.now() + backoffMs(state.failures++, rt.tuning, random);
+  }
+  // Carried: a run that continues as new now must not poll sooner than this one may.
+  rt.cursor.retryAt = state.notBefore;
+}
+
+/**
+ * The wait after a completed poll: receipts settle, the cadence, or (idle polling) a wake; none
+ * when there is nothing to wait for (no promise, not even an extra tick, so that this run's
+ * commands keep their order).
+ */
+function afterPoll(rt: AgentRuntime, result: PollOutput): Promise<void> | undefined {
+  const kind = pageKind(result);
+  const wait =
+    rt.tuning.idlePollMs > 0 || kind === 'nothing'
+      ? 0
+      : waitAfterPage(kind, rt.windows.updates, rt.now(), rt.tuning);
+  // A page shorter than the limit left nothing behind: anything newer comes with a wake.
+  const short = result.status !== 'page' || readToEnd(result, rt.tuning.pollLimit);
+  const idles = short && rt.tuning.idlePollMs > 0;
+  if (wait <= 0 && !idles) return undefined;
+  return (async () => {
+    if (wait > 0) await sleep(wait);
+    if (idles) await idle(rt);
+  })();
 }
 
 function quietContext(rt: AgentRuntime): QuietPollContext {
@@ -137,116 +137,36 @@ function quietContext(rt: AgentRuntime): QuietPollContext {
     tuning: rt.tuning,
     limits: rt.input.limits,
     window: rt.windows.updates,
-    fenceWanted: rt.reconciling > 0,
+    fenceWanted: rt.inFlight.reconciling > 0,
   };
 }
 
 /** With `idlePollMs`: after a poll that left nothing behind, wait for a wake signal or the interval. */
 async function idle(rt: AgentRuntime): Promise<void> {
+  const { lifecycle } = rt;
   expectPoll(rt, 'idle');
-  if (!rt.wakeRequested) await condition(() => rt.wakeRequested || rt.draining, rt.tuning.idlePollMs);
-  rt.wakeRequested = false;
+  if (!lifecycle.wakeWanted)
+    await condition(() => lifecycle.wakeWanted || lifecycle.draining, rt.tuning.idlePollMs);
+  lifecycle.takeWake();
 }
 
+/** Hands a page on: its messages (then marked dispatched and queued for mark-read), its receipts. */
 async function processPage(
   rt: AgentRuntime,
-  signals: SignalTracker,
+  dispatcher: Dispatcher,
   page: Extract<PollOutput, { status: 'page' }>,
 ): Promise<void> {
-  rt.processingPage = true;
+  const release = rt.lifecycle.hold();
   rt.cursor.seePage(page);
-  // Every hand-off of the page is issued at once (one workflow task starts all the children);
-  // routing decisions are still taken in arrival order, before the first await of each.
   const fresh = rt.cursor.fresh(page.messages);
-  // An answer to a message whose send result the agent does not have yet waits for it (quote-hold).
-  const sendWait = sendInFlightWait(rt, fresh);
-  if (sendWait) await sendWait;
-  await Promise.all(
-    fresh.map((message) => {
-      const seq = ++rt.inboundSeq;
-      if (!mustHold(rt, message)) return route(rt, message, seq);
-      // Held in workflow state (continue-as-new waits for it): the page goes on without it.
-      holdThenRoute(rt, message, seq, route).catch(rt.fail);
-      return Promise.resolve();
-    }),
-  );
+  await dispatcher.messages(fresh);
   for (const message of fresh) {
     // Only now, with the hand-off recorded in history, may the message leave the buffer.
     rt.cursor.dispatched(message.id);
-    rt.counters.received++;
+    rt.tally.received();
     rt.statuses.addMarkRead(message.id);
   }
-  for (const status of page.statuses) deliverReceipt(rt, signals, status);
+  for (const status of page.statuses) dispatcher.receipt(status);
   rt.cursor.advance(page.nextOffset);
-  rt.processingPage = false;
-}
-
-/**
- * Hands `message` to exactly one place: a waiter that takes it; else, for a late answer to a
- * timed-out question, the conversation that asked (or, if it has ended, the agent answers that
- * the question expired); else a new handler.
- */
-export async function route(rt: AgentRuntime, message: InboundMessage, seq: number): Promise<void> {
-  const late = rt.router.late(message);
-  if (late) {
-    try {
-      await getExternalWorkflowHandle(late.workflowId).signal(lateSignal, {
-        message,
-        seq,
-        questionId: late.questionId,
-      });
-    } catch (err) {
-      // The conversation has ended: say so, quoting the answer (a reaction needs no answer).
-      rt.noteError('route', err);
-      if (message.type !== 'reaction') answer(rt, message, 'expired', late.lateText ?? EXPIRED_QUESTION_TEXT);
-    }
-    return;
-  }
-  // A reply to a "which one?" list: its number picks the wait, anything else asks again.
-  const choice = rt.router.whichOnes.choice(message);
-  if (choice) return routeChoice(rt, message, seq, choice);
-  // A bare "yes" that fits several pending approvals: ask which one, handled here.
-  const waits = rt.router.ambiguousWaits(message);
-  if (waits) return askWhichOne(rt, message, message, waits);
-  for (let waiter = rt.router.take(message); waiter; waiter = rt.router.take(message)) {
-    if (await deliverTo(rt, waiter, message, seq)) return;
-  }
-  // Holds later handlers' first replies back until this one has sent its own.
-  rt.order.hold(seq, rt.now());
-  try {
-    await startChild(rt.input.handlerWorkflowType ?? 'onMessage', {
-      workflowId: handlerWorkflowId(rt.agentKey, message.id),
-      taskQueue: rt.input.handlerTaskQueue,
-      args: [
-        {
-          agentKey: rt.agentKey,
-          agentWorkflowId: rt.workflowId,
-          message,
-          seq,
-          ...(rt.input.botConfig === undefined ? {} : { config: rt.input.botConfig }),
-          activityQueuePrefix: rt.input.activityQueuePrefix ?? workflowInfo().taskQueue,
-        },
-      ],
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    });
-    countHandlerStart(rt.agentKey);
-  } catch (err) {
-    rt.order.release(seq);
-    // Started before (a replayed page, a run before continue-as-new): already handled.
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-  }
-}
-
-function deliverReceipt(rt: AgentRuntime, signals: SignalTracker, status: Status): void {
-  rt.counters.receipts++;
-  const requester = rt.ledger.receive(status, rt.now());
-  if (!requester) return;
-  signals.track(
-    getExternalWorkflowHandle(requester).signal(receiptSignal, {
-      messageId: status.id,
-      status: status.status,
-      timestamp: status.timestamp,
-    }),
-  );
+  release();
 }

@@ -2,15 +2,11 @@
  * The workflow's side of quiet polling (activities/quiet-polling.ts): while pages come back
  * empty, one poll activity polls again by itself for up to `quietPollMs`, so an idle agent costs
  * no workflow task per long poll. This module decides when a poll may be quiet, and records the
- * activity's extra polls in the updates window. Pure but for `patched`.
+ * activity's extra polls in the updates window. Pure.
  */
-import { patched } from '@temporalio/workflow';
 import type { QuietPollingInput } from '../../activities/quiet-polling';
 import type { SlidingWindow } from '../../core/sliding-window';
 import type { Tuning } from './tuning';
-
-/** Runs recorded before quiet polling returned every empty page to the workflow. */
-const QUIET_POLL_PATCH = 'amsflow-quiet-poll';
 
 export interface QuietPollContext {
   tuning: Tuning;
@@ -24,7 +20,7 @@ export interface QuietPollContext {
 export function quietPollingFor(ctx: QuietPollContext): QuietPollingInput | undefined {
   const { tuning } = ctx;
   if (tuning.quietPollMs <= 0 || tuning.idlePollMs > 0 || tuning.pollTimeoutSeconds <= 0) return undefined;
-  if (ctx.fenceWanted || !patched(QUIET_POLL_PATCH)) return undefined;
+  if (ctx.fenceWanted) return undefined;
   return {
     forMs: tuning.quietPollMs,
     limit: ctx.limits.updates,

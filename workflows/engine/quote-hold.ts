@@ -11,26 +11,22 @@
  * - While it is being reconciled, the page cannot wait (the reconciliation needs the poll loop's
  *   next poll, and the page's own receipts may be its evidence): such a message alone is held,
  *   and routed once that send has settled. Continue-as-new waits for held messages.
+ *
+ * Pure: the dispatcher acts on these answers.
  */
-import { condition, patched } from '@temporalio/workflow';
 import type { InboundMessage } from '../../protocol';
 import { Router } from './router';
-import type { AgentRuntime } from './runtime';
 
-/** Runs recorded before a quote of a message still being sent waited for its send to settle. */
-const PATCH_QUOTE_WAITS_FOR_SEND = 'amsflow-quote-waits-for-send';
-/** Runs recorded before an unquoted message waited for a question still being sent. */
-const PATCH_NEXT_WAITS_FOR_QUESTION = 'amsflow-next-waits-for-question';
-/** Runs recorded before such messages were held while the send was being reconciled. */
-const PATCH_ANSWER_HELD_WHILE_RECONCILING = 'amsflow-answer-held-while-reconciling';
-
-/** What the rule looks at: the ids the agent knows and the send in flight. Pure. */
+/** What the rule looks at: the ids the agent knows and the send in flight. */
 export interface QuoteView {
   knowsSent(id: string): boolean;
   waitsFor(id: string): boolean;
+  /** An attempt is under way (a request still waiting for its turn cannot have been seen). */
   sending: boolean;
   /** The send in flight is a question that takes the human's next message or bare answer words. */
   questionInFlight?: boolean;
+  /** The send in flight is being reconciled. */
+  reconciling?: boolean;
 }
 
 /** `message` quotes an id that is neither a known send of ours nor one a wait is registered for. */
@@ -44,64 +40,17 @@ export function mayAnswerQuestion(view: QuoteView, message: InboundMessage): boo
   return view.sending && view.questionInFlight === true && Router.quotedId(message) === undefined;
 }
 
-function viewOf(rt: AgentRuntime): QuoteView {
-  // Only an attempt under way: a request still waiting for its turn cannot have been seen.
-  const sending = rt.attempting;
-  return {
-    knowsSent: (id) => rt.ledger.knowsSent(id),
-    waitsFor: (id) => rt.router.waitsFor(id),
-    sending: sending !== undefined,
-    questionInFlight:
-      sending?.expectReply === true &&
-      sending.requester !== undefined &&
-      (sending.waitNextToo !== false || (sending.answerWords?.length ?? 0) > 0),
-  };
+/** `message` may answer the send in flight. */
+export function mayAnswerInFlight(view: QuoteView, message: InboundMessage): boolean {
+  return view.sending && (quotesUnsettled(view, message) || mayAnswerQuestion(view, message));
 }
 
-/**
- * Before a page is routed: the wait for the send in flight if a message of the page may answer
- * it, else undefined. (Not a promise when there is nothing to wait for: an extra await would move
- * the page's commands after other loops' and break the replay of recorded runs.)
- */
-export function sendInFlightWait(rt: AgentRuntime, fresh: InboundMessage[]): Promise<void> | undefined {
-  const view = viewOf(rt);
-  if (!view.sending) return undefined;
-  const quote = fresh.some((m) => quotesUnsettled(view, m)) && patched(PATCH_QUOTE_WAITS_FOR_SEND);
-  const next =
-    !quote && fresh.some((m) => mayAnswerQuestion(view, m)) && patched(PATCH_NEXT_WAITS_FOR_QUESTION);
-  if (!quote && !next) return undefined;
-  // (Not past a reconciliation's start: it needs this loop's next poll to decide the send.)
-  return condition(() => rt.attempting === undefined || rt.reconciling > 0);
+/** Whether a page of `fresh` messages waits for the send in flight to settle before it is routed. */
+export function pageWaits(view: QuoteView, fresh: InboundMessage[]): boolean {
+  return fresh.some((m) => mayAnswerInFlight(view, m));
 }
 
 /** Whether `message` must be held: it may answer a send that is being reconciled. */
-export function mustHold(rt: AgentRuntime, message: InboundMessage): boolean {
-  const view = viewOf(rt);
-  return (
-    view.sending &&
-    rt.reconciling > 0 &&
-    (quotesUnsettled(view, message) || mayAnswerQuestion(view, message)) &&
-    patched(PATCH_ANSWER_HELD_WHILE_RECONCILING)
-  );
-}
-
-/**
- * Holds `message` until the send now in flight has settled, then hands it to `route`; the page
- * goes on meanwhile. Counted in `rt.heldAnswers` until routed.
- */
-export function holdThenRoute(
-  rt: AgentRuntime,
-  message: InboundMessage,
-  seq: number,
-  route: (rt: AgentRuntime, message: InboundMessage, seq: number) => Promise<void>,
-): Promise<void> {
-  const inFlight = rt.attempting;
-  rt.heldAnswers++;
-  const routed = (async () => {
-    await condition(() => rt.attempting !== inFlight);
-    await route(rt, message, seq);
-  })();
-  return routed.finally(() => {
-    rt.heldAnswers--;
-  });
+export function mustHold(view: QuoteView, message: InboundMessage): boolean {
+  return view.reconciling === true && mayAnswerInFlight(view, message);
 }

@@ -15,15 +15,15 @@ import { answerWord } from '../../protocol/answer-words';
 import { BoundedMap } from './bounded-map';
 import { WhichOnes, type WhichOne } from './which-one';
 
-/** A registered wait: a workflow and which of its waits (`waitId`, absent from older callers). */
+/** A registered wait: a workflow and which of its waits (`waitId`; a wait request may omit it). */
 export interface Waiter {
   workflowId: string;
   waitId?: number;
 }
 
 export interface RouterState {
-  replyWaiters: [string, Waiter | string][];
-  nextWaiters: (Waiter | string)[];
+  replyWaiters: [string, Waiter][];
+  nextWaiters: Waiter[];
   routed?: [string, RoutedMessage][];
   /** Questions whose wait timed out: question message id -> the workflow that asked. */
   expiredQuestions?: [string, string][];
@@ -69,8 +69,6 @@ export const ROUTED_KEPT = 20;
 /** Timed-out questions remembered, so a late answer goes to its conversation, not a new handler. */
 export const EXPIRED_KEPT = 200;
 
-const asWaiter = (w: Waiter | string): Waiter => (typeof w === 'string' ? { workflowId: w } : w);
-
 export class Router {
   /** Quoted message id (a question the workflow asked) -> the waiter for a reply to it. */
   private readonly replyWaiters: BoundedMap<string, Waiter>;
@@ -91,11 +89,8 @@ export class Router {
     private readonly maxWaiters: number,
     carried?: Partial<RouterState>,
   ) {
-    this.replyWaiters = new BoundedMap(
-      maxWaiters,
-      (carried?.replyWaiters ?? []).map(([id, w]) => [id, asWaiter(w)] as const),
-    );
-    this.nextWaiters = (carried?.nextWaiters ?? []).map(asWaiter).slice(-maxWaiters);
+    this.replyWaiters = new BoundedMap(maxWaiters, carried?.replyWaiters ?? []);
+    this.nextWaiters = (carried?.nextWaiters ?? []).slice(-maxWaiters);
     this.routed = new BoundedMap(ROUTED_KEPT, carried?.routed ?? []);
     this.expired = new BoundedMap(EXPIRED_KEPT, carried?.expiredQuestions ?? []);
     this.lateTexts = new BoundedMap(LATE_TEXTS_KEPT, carried?.lateTexts ?? []);

@@ -1,48 +1,53 @@
 /**
  * The outbox loop: takes the next request the outbox allows, sends it (one attempt per
  * activity, paced by the messages window), retries what the send policy says may be retried,
- * settles ambiguous attempts only as the request opted in, and hands the outcome back.
+ * settles ambiguous attempts only as the request opted in, and hands the outcome back. Owns the
+ * send in flight (send-in-flight.ts).
  */
 import { condition, getExternalWorkflowHandle } from '@temporalio/workflow';
 import { sendResultSignal } from '../../protocol/messages';
-import type { SendOutcome } from '../../protocol';
-import { failureInfo, sendVerdict } from './failure';
+import type { SendFailureType, SendOutcome } from '../../protocol';
+import { failureInfo, sendVerdict, type FailureInfo } from './failure';
 import type { Queued } from './outbox';
 import { refusalOf, refusedOutcome } from './refusal';
 import type { AgentRuntime } from './runtime';
-import { FRESH_RETRY_STATE, backoffMs, retryAfterRejection, retryAllowed } from './send-policy';
+import {
+  FRESH_RETRY_STATE,
+  backoffMs,
+  retryAfterRejection,
+  retryAllowed,
+  type RetryState,
+} from './send-policy';
 import type { SignalTracker } from './signal-tracker';
 import { reportOutbox } from '../author/metrics';
 
-export async function runOutbox(
-  rt: AgentRuntime,
-  signals: SignalTracker,
-  idleTimer: boolean,
-): Promise<never> {
-  const ready = () => !rt.pollEnding && rt.outbox.next(rt.order, rt.now(), rt.draining) !== undefined;
+export async function runOutbox(rt: AgentRuntime): Promise<never> {
+  const { lifecycle } = rt;
+  const next = () =>
+    lifecycle.pollEnding ? undefined : rt.outbox.next(rt.order, rt.now(), lifecycle.draining);
+  const ready = () => next() !== undefined;
   for (;;) {
     // Wakes for a held first-reply turn that expires; idle, it costs no workflow task at all.
-    // (`idleTimer`: runs recorded before that rule woke every `orderingGraceMs`.)
-    const expiry = rt.order.nextExpiry(rt.now()) ?? (idleTimer ? rt.tuning.orderingGraceMs : undefined);
+    const expiry = rt.order.nextExpiry(rt.now());
     if (expiry === undefined) await condition(ready);
     else if (!(await condition(ready, expiry))) continue;
     // Re-evaluated: another coroutine (draining for continue-as-new) may have run since.
-    const req = rt.pollEnding ? undefined : rt.outbox.next(rt.order, rt.now(), rt.draining);
+    const req = next();
     if (!req) continue;
     rt.outbox.start(req);
     reportOutbox(rt);
     const outcome = await sendOne(rt, req);
     rt.outbox.finish(req, outcome);
-    settle(rt, signals, req, outcome);
-    rt.attempting = undefined;
+    settle(rt, req, outcome);
+    rt.inFlight.settled();
     reportOutbox(rt);
   }
 }
 
 /** Books an outcome: counters, receipt route, the reply wait of a question, and the requester. */
-function settle(rt: AgentRuntime, signals: SignalTracker, req: Queued, outcome: SendOutcome): void {
+function settle(rt: AgentRuntime, req: Queued, outcome: SendOutcome): void {
+  rt.tally.sent(outcome.ok);
   if (outcome.ok) {
-    rt.counters.sent++;
     rt.ledger.sent(outcome.messageId, req.requester);
     // A "which one?" list is found by the id a reply to it quotes.
     rt.router.whichOnes.sent(req.requestId, outcome.messageId);
@@ -55,10 +60,9 @@ function settle(rt: AgentRuntime, signals: SignalTracker, req: Queued, outcome: 
         answers,
       );
     }
-  } else {
-    rt.counters.failedSends++;
   }
-  if (req.via === 'signal' && req.requester) notifyRequester(signals, req.requester, req.requestId, outcome);
+  if (req.via === 'signal' && req.requester)
+    notifyRequester(rt.signals, req.requester, req.requestId, outcome);
 }
 
 export function notifyRequester(
@@ -70,28 +74,19 @@ export function notifyRequester(
   signals.track(getExternalWorkflowHandle(requester).signal(sendResultSignal, { requestId, outcome }));
 }
 
+/** What to do after a failed attempt: try again after `notBefore`, or end with `outcome`. */
+type AfterFailure = { retry: RetryState; notBefore?: number } | { outcome: SendOutcome };
+
 async function sendOne(rt: AgentRuntime, req: Queued): Promise<SendOutcome> {
   let retry = FRESH_RETRY_STATE;
   let notBefore: number | undefined;
-  const random = () => Math.random(); // Seeded per run by the SDK: the same on replay.
   for (;;) {
     const { attempts } = retry;
     // Stopped by a refusal (its token refused): nothing can be sent; the caller learns it now.
-    if (rt.refusal) return refusedOutcome(rt.refusal, attempts);
+    if (rt.status.refusal) return refusedOutcome(rt.status.refusal, attempts);
     if (!rt.cursor.recipient) {
-      await condition(
-        () => rt.cursor.recipient !== undefined || rt.cursor.firstPollDone || rt.refusal !== undefined,
-      );
-      if (rt.refusal) return refusedOutcome(rt.refusal, attempts);
-      if (!rt.cursor.recipient) {
-        return {
-          ok: false,
-          type: 'NoRecipient',
-          message:
-            'No recipient is known yet: the human has not written to this agent, and discovery found none.',
-          attempts,
-        };
-      }
+      const none = await noRecipient(rt, attempts);
+      if (none) return none;
     }
     if (!stillWanted(rt, req)) return notWaiting(attempts);
     const confirm = await rt.pace(rt.windows.messages, { notBefore });
@@ -100,63 +95,106 @@ async function sendOne(rt: AgentRuntime, req: Queued): Promise<SendOutcome> {
     if (!stillWanted(rt, req)) return notWaiting(attempts);
     const attemptAt = rt.now();
     retry = { ...retry, attempts: attempts + 1 };
-    // From here the human may see the message before the agent has the result (see quote-hold).
-    rt.attempting = req;
+    rt.inFlight.attempt(req);
     try {
       const result = await rt.acts.send.sendMessage({
         agentKey: rt.agentKey,
-        to: rt.cursor.recipient,
+        to: rt.cursor.recipient!,
         message: req.message,
         attemptId: `${req.requestId}#${retry.attempts}`,
       });
-      confirm(rt.requestEnd(result.startedAt));
-      if (result.recipient) rt.cursor.recipient = result.recipient;
+      confirm(rt.now());
+      if (result.recipient) rt.cursor.sawRecipient(result.recipient);
       rt.ledger.sent(result.messageId);
       return { ok: true, messageId: result.messageId, attempts: retry.attempts };
     } catch (err) {
-      const info = failureInfo(err);
-      confirm(rt.requestEnd(info.details?.startedAt));
+      confirm(rt.now());
       rt.noteError('send', err);
-      const verdict = sendVerdict(info);
-      // Refused, not sent: nothing the human could have seen (an ambiguous attempt stays).
-      if (verdict.kind !== 'ambiguous') rt.attempting = undefined;
-      if (verdict.kind === 'final') {
-        const refusal = refusalOf(rt.agentKey, 'send', info, new Date(rt.now()).toISOString());
-        if (refusal) rt.halt(refusal);
-        return { ok: false, type: verdict.type, message: info.message, attempts: retry.attempts };
-      }
-      const max = rt.tuning.maxSendAttempts;
-      if (verdict.kind === 'rejected') {
-        if (!retryAllowed(retry, 'rejection', max))
-          return { ok: false, type: 'SendRejected', message: info.message, attempts: retry.attempts };
-        const next = retryAfterRejection(retry, verdict.rejection, rt.tuning, random);
-        retry = next.state;
-        notBefore = rt.now() + next.waitMs;
-        continue;
-      }
-      if (req.retryAmbiguous && retryAllowed(retry, 'resend', max)) {
-        notBefore = rt.now() + backoffMs(retry.transient, rt.tuning, random);
-        retry = { ...retry, transient: retry.transient + 1, resends: retry.resends + 1 };
-        continue;
-      }
-      if (req.reconcileAmbiguous) {
-        const accepted = await reconcile(rt, attemptAt);
-        if (accepted) return { ok: true, messageId: accepted, attempts: retry.attempts };
-        // Proven not accepted: sending it now cannot make a duplicate.
-        if (retryAllowed(retry, 'resend', max)) {
-          retry = { ...retry, resends: retry.resends + 1 };
-          continue;
-        }
-      }
-      const reason = info.timedOut ? 'the send activity timed out (worker lost mid-send?)' : info.message;
-      return {
-        ok: false,
-        type: 'AmbiguousSend',
-        message: `It is unknown whether the message was sent (${reason}); it was not sent again.`,
-        attempts: retry.attempts,
-      };
+      const info = failureInfo(err);
+      let after = afterFailure(rt, req, retry, info);
+      if ('reconcile' in after) after = await afterReconcile(rt, retry, info, attemptAt);
+      if ('outcome' in after) return after.outcome;
+      retry = after.retry;
+      notBefore = after.notBefore;
     }
   }
+}
+
+/**
+ * Waits for a recipient (the first poll may discover one). Undefined once one is known; else the
+ * outcome now: stopped by a refusal meanwhile, or none known after the first poll.
+ */
+async function noRecipient(rt: AgentRuntime, attempts: number): Promise<SendOutcome | undefined> {
+  const { cursor, status } = rt;
+  await condition(
+    () => cursor.recipient !== undefined || cursor.firstPollDone || status.refusal !== undefined,
+  );
+  if (status.refusal) return refusedOutcome(status.refusal, attempts);
+  if (cursor.recipient) return undefined;
+  return {
+    ok: false,
+    type: 'NoRecipient',
+    message: 'No recipient is known yet: the human has not written to this agent, and discovery found none.',
+    attempts,
+  };
+}
+
+/** Decides a failed attempt by the send policy: retry (when), reconcile, or give up (how). */
+function afterFailure(
+  rt: AgentRuntime,
+  req: Queued,
+  retry: RetryState,
+  info: FailureInfo,
+): AfterFailure | { reconcile: true } {
+  const random = () => Math.random(); // Seeded per run by the SDK: the same on replay.
+  const verdict = sendVerdict(info);
+  // Refused, not sent: nothing the human could have seen (an ambiguous attempt stays).
+  if (verdict.kind !== 'ambiguous') rt.inFlight.settled();
+  if (verdict.kind === 'final') {
+    const refusal = refusalOf(rt.agentKey, 'send', info, new Date(rt.now()).toISOString());
+    if (refusal) rt.halt(refusal);
+    return failed(retry, verdict.type, info.message);
+  }
+  const max = rt.tuning.maxSendAttempts;
+  if (verdict.kind === 'rejected') {
+    if (!retryAllowed(retry, 'rejection', max)) return failed(retry, 'SendRejected', info.message);
+    const next = retryAfterRejection(retry, verdict.rejection, rt.tuning, random);
+    return { retry: next.state, notBefore: rt.now() + next.waitMs };
+  }
+  if (req.retryAmbiguous && retryAllowed(retry, 'resend', max)) {
+    const notBefore = rt.now() + backoffMs(retry.transient, rt.tuning, random);
+    return { retry: { ...retry, transient: retry.transient + 1, resends: retry.resends + 1 }, notBefore };
+  }
+  if (req.reconcileAmbiguous) return { reconcile: true };
+  return ambiguous(retry, info);
+}
+
+/** An ambiguous attempt the request opted into reconciling: decided from the receipts. */
+async function afterReconcile(
+  rt: AgentRuntime,
+  retry: RetryState,
+  info: FailureInfo,
+  attemptAt: number,
+): Promise<AfterFailure> {
+  const accepted = await reconcile(rt, attemptAt);
+  if (accepted) return { outcome: { ok: true, messageId: accepted, attempts: retry.attempts } };
+  // Proven not accepted: sending it now cannot make a duplicate.
+  if (retryAllowed(retry, 'resend', rt.tuning.maxSendAttempts))
+    return { retry: { ...retry, resends: retry.resends + 1 } };
+  return ambiguous(retry, info);
+}
+
+function failed(retry: RetryState, type: SendFailureType, message: string): AfterFailure {
+  return { outcome: { ok: false, type, message, attempts: retry.attempts } };
+}
+
+function ambiguous(retry: RetryState, info: FailureInfo): AfterFailure {
+  const reason = info.timedOut ? 'the send activity timed out (worker lost mid-send?)' : info.message;
+  return failed(
+    retry,
+    'AmbiguousSend',
+    `It is unknown whether the message was sent (${reason}); it was not sent again.`,
+  );
 }
 
 /** False for a nudge (`onlyWhileWaiting`) whose wait was answered or has ended. */
@@ -181,14 +219,15 @@ function notWaiting(attempts: number): SendOutcome {
  */
 async function reconcile(rt: AgentRuntime, attemptAt: number): Promise<string | undefined> {
   const fence = rt.now() + rt.tuning.reconcileSettleMs;
-  rt.reconciling++;
-  rt.endQuietPoll?.();
+  const done = rt.inFlight.reconcile();
+  // A quiet poll open now started before the fence: it gives way to one that starts after it.
+  rt.poll.endQuiet();
   try {
     await condition(
       () => rt.ledger.claimable(attemptAt) !== undefined || rt.cursor.lastPollStartedAt >= fence,
     );
   } finally {
-    rt.reconciling--;
+    done();
   }
   const accepted = rt.ledger.claimable(attemptAt);
   if (accepted) rt.ledger.claim(accepted);

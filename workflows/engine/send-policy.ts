@@ -2,8 +2,10 @@
  * When a request may go, and what to do after a failed send attempt. Pure: the outbox and the
  * poll and status loops feed it workflow time and act on its answer, so a unit test can drive
  * every rule (sliding window, Retry-After, the 5/10/20 s ladder after a 429 without a hint,
- * exponential backoff with jitter, the attempt limit) without a server.
+ * exponential backoff with jitter, the attempt limit) without a server. The backoff itself is
+ * core/backoff.ts, the one policy of amsflow.
  */
+import { exponentialBackoffMs, rateLimitBackoffMs, type BackoffSettings } from '../../core/backoff';
 import type { SlidingWindow } from '../../core/sliding-window';
 
 export type Decision = { action: 'send' } | { action: 'wait'; ms: number };
@@ -32,10 +34,21 @@ export interface BackoffTuning {
   backoffMaxMs: number;
 }
 
-/** Exponential backoff with jitter between `backoffBaseMs` and `backoffMaxMs` (spec 7). */
+/**
+ * Exponential backoff with jitter between `backoffBaseMs` and `backoffMaxMs` (spec 7): the one
+ * policy of core/backoff.ts, in whole milliseconds (a durable timer's unit).
+ */
 export function backoffMs(attempt: number, tuning: BackoffTuning, random: () => number): number {
-  const ceiling = Math.min(tuning.backoffMaxMs, tuning.backoffBaseMs * 2 ** attempt);
-  return Math.max(tuning.backoffBaseMs, Math.round(ceiling * (0.5 + random() * 0.5)));
+  return Math.round(exponentialBackoffMs(attempt, settingsOf(tuning, random)));
+}
+
+function settingsOf(tuning: BackoffTuning, random: () => number): BackoffSettings {
+  return {
+    baseMs: tuning.backoffBaseMs,
+    maxMs: tuning.backoffMaxMs,
+    rateLimitBaseMs: tuning.rateLimitBackoffMs,
+    random,
+  };
 }
 
 /** The retry state of one request: counts of each kind of failure so far. */
@@ -93,7 +106,7 @@ export function retryAfterRejection(
     return {
       // 5, 10, 20 s (the spec's ladder), and never longer than backoff_max after that (polls
       // go on being retried; a send has stopped after three retries).
-      waitMs: Math.min(tuning.rateLimitBackoffMs * 2 ** state.rateLimitedWithoutHint, tuning.backoffMaxMs),
+      waitMs: rateLimitBackoffMs(state.rateLimitedWithoutHint, settingsOf(tuning, random)),
       state: { ...counted, rateLimitedWithoutHint: state.rateLimitedWithoutHint + 1 },
     };
   }

@@ -12,21 +12,18 @@ import { FRESH_RETRY_STATE, retryAfterRejection } from './send-policy';
 export async function runStatusLoop(rt: AgentRuntime): Promise<void> {
   for (;;) {
     // Stopped by a refusal: mark-reads and typing wait too (they would be refused as well).
-    await condition(() => rt.draining || (!rt.statuses.isEmpty && rt.refusal === undefined));
-    if (rt.draining) return;
+    await condition(() => rt.lifecycle.draining || (!rt.statuses.isEmpty && rt.status.refusal === undefined));
+    if (rt.lifecycle.draining) return;
     const typingId = rt.statuses.takeTyping();
     if (typingId !== undefined) {
       // A late typing indicator is worse than none: skip it when the budget is spent.
       if (rt.windows.typing.delay(rt.now()) > 0) continue;
       const confirm = rt.windows.typing.record(rt.now());
       try {
-        confirm(
-          rt.requestEnd(
-            (await rt.acts.status.sendTyping({ agentKey: rt.agentKey, messageId: typingId })).startedAt,
-          ),
-        );
+        await rt.acts.status.sendTyping({ agentKey: rt.agentKey, messageId: typingId });
+        confirm(rt.now());
       } catch (err) {
-        confirm(rt.requestEnd());
+        confirm(rt.now());
         rt.noteError('status', err);
       }
       continue;
@@ -34,11 +31,11 @@ export async function runStatusLoop(rt: AgentRuntime): Promise<void> {
     const head = rt.statuses.headMarkRead()!;
     const confirm = await rt.pace(rt.windows.statuses, head);
     try {
-      const done = await rt.acts.status.markRead({ agentKey: rt.agentKey, messageId: head.messageId });
-      confirm(rt.requestEnd(done.startedAt));
+      await rt.acts.status.markRead({ agentKey: rt.agentKey, messageId: head.messageId });
+      confirm(rt.now());
       rt.statuses.markReadDone();
     } catch (err) {
-      confirm(rt.requestEnd());
+      confirm(rt.now());
       rt.noteError('status', err);
       const verdict = requestVerdict(failureInfo(err));
       if (verdict.kind === 'final') {

@@ -58,11 +58,11 @@ export { checkMediaSend, isBytesSource, normalizeMimeType } from './media-checks
 
 /**
  * Sets the prefix of the activity task queues this workflow's media requests go to
- * (`<prefix>-media`): the agent's `activityQueuePrefix`. Handlers get it from their input;
- * without it (the default deployment) the prefix is this workflow's own task queue, which is the
- * agent's, whose prefix defaults to it. Call it in a workflow started on another task queue.
+ * (`<prefix>-media`): the agent's `activityQueuePrefix`, which `handleMessages` takes from the
+ * handler's input. Not part of the author API: any other workflow uses its own task queue, which
+ * is the agent's in the default deployment.
  */
-export function setMediaTaskQueuePrefix(prefix: string | undefined): void {
+export function setMediaTaskQueuePrefix(prefix: string): void {
   setActivityQueuePrefix(prefix);
 }
 

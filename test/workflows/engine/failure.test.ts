@@ -6,7 +6,7 @@ import {
   TimeoutType,
 } from '@temporalio/common';
 import { failureInfo, requestVerdict, sendVerdict } from '../../../workflows/engine/failure';
-import { ActivityFailureTypes as F, LEGACY_SEND_AMBIGUOUS } from '../../../protocol/failures';
+import { ActivityFailureTypes as F } from '../../../protocol/failures';
 
 const fromActivity = (cause: Error) =>
   new ActivityFailure(
@@ -35,9 +35,9 @@ describe('failure verdicts', () => {
     expect(sendVerdict(failureInfo(app(F.sendInvalid)))).toEqual({ kind: 'final', type: 'SendInvalid' });
   });
 
-  it('treats 500s, drops, timeouts, the legacy spelling and anything unexpected as ambiguous', () => {
+  it('treats 500s, drops, timeouts and anything unexpected as ambiguous', () => {
     expect(sendVerdict(failureInfo(app(F.sendAmbiguous)))).toEqual({ kind: 'ambiguous' });
-    expect(sendVerdict(failureInfo(app(LEGACY_SEND_AMBIGUOUS)))).toEqual({ kind: 'ambiguous' });
+    expect(sendVerdict(failureInfo(app('NoSuchFailureType')))).toEqual({ kind: 'ambiguous' });
     const timeout = failureInfo(
       fromActivity(new TimeoutFailure('heartbeat', undefined, TimeoutType.HEARTBEAT)),
     );

@@ -1,7 +1,7 @@
 import { pageKind, waitAfterPage } from '../../../workflows/engine/poll-budget';
 import { SlidingWindow } from '../../../core/sliding-window';
 
-const tuning = { receiptSettleMs: 4000, minSettleMs: 0, pollReserve: 2 };
+const tuning = { receiptSettleMs: 4000, minSettleMs: 0 };
 const CADENCE = 60_000 / 14;
 
 describe('poll budget', () => {
@@ -48,16 +48,6 @@ describe('poll budget', () => {
       Math.max(Math.round((4000 * 13) / 15), window.cadenceDelay(20_000, 1)),
     );
     expect(waitAfterPage('receipts', window, 20_000, tuning)).toBeLessThan(40_000);
-  });
-
-  it('replays runs recorded before the cadence with their rule: messages at once, receipts keep the reserve', () => {
-    const window = new SlidingWindow(
-      15,
-      60_000,
-      Array.from({ length: 13 }, (_, i) => i * 1000),
-    );
-    expect(waitAfterPage('messages', window, 20_000, tuning, false)).toBe(0);
-    expect(waitAfterPage('receipts', window, 20_000, tuning, false)).toBe(40_000);
   });
 
   it('skips a settle shorter than the timer resolution', () => {

@@ -137,10 +137,13 @@ describe('router', () => {
     expect(router.take(text('m', 'x'))?.workflowId).toBe('b');
   });
 
-  it('reads waiters carried by older runs as plain workflow ids', () => {
-    const router = new Router(100, { replyWaiters: [['q1', 'old-asker']], nextWaiters: ['old-next'] });
-    expect(router.take(text('m1', 'a', 'q1'))).toEqual({ workflowId: 'old-asker' });
-    expect(router.take(text('m2', 'b'))).toEqual({ workflowId: 'old-next' });
+  it('takes the waiters it carried from the run before', () => {
+    const before = new Router(100);
+    before.register({ workflowId: 'asker', waitId: 3 }, 'q1', false);
+    before.register({ workflowId: 'next', waitId: 4 });
+    const router = new Router(100, before.snapshot());
+    expect(router.take(text('m1', 'a', 'q1'))).toEqual({ workflowId: 'asker', waitId: 3 });
+    expect(router.take(text('m2', 'b'))).toEqual({ workflowId: 'next', waitId: 4 });
   });
 
   it('carries registrations and unconfirmed deliveries across continue-as-new', () => {

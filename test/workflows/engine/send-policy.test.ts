@@ -1,3 +1,4 @@
+import { exponentialBackoffMs } from '../../../core/backoff';
 import { SlidingWindow } from '../../../core/sliding-window';
 import {
   FRESH_RETRY_STATE,
@@ -58,11 +59,16 @@ describe('send policy: after a rejection', () => {
     let state = FRESH_RETRY_STATE;
     const waits: number[] = [];
     for (let i = 0; i < 8; i++) {
-      const next = retryAfterRejection(state, { status: 503 }, tuning, () => 1);
+      const next = retryAfterRejection(state, { status: 503 }, tuning, () => 0);
       waits.push(next.waitMs);
       state = next.state;
     }
     expect(waits).toEqual([500, 1000, 2000, 4000, 8000, 16_000, 30_000, 30_000]);
+    // The one policy of core/backoff.ts: a draw from [base * 2^n, base * 2^(n+1)), in whole ms.
+    expect(backoffMs(2, tuning, () => 0.5)).toBe(
+      exponentialBackoffMs(2, { baseMs: 500, maxMs: 30_000, rateLimitBaseMs: 5000, random: () => 0.5 }),
+    );
+    expect(backoffMs(1, tuning, () => 0.999)).toBe(1999);
     for (const random of [0, 0.3, 0.99]) {
       for (let attempt = 0; attempt < 10; attempt++) {
         const ms = backoffMs(attempt, tuning, () => random);

@@ -47,7 +47,7 @@ describe('status queue', () => {
     expect([queue.takeTyping(), queue.takeTyping(), queue.takeTyping()]).toEqual(['b', 'c', undefined]);
   });
 
-  it('carries pending mark-reads with their retry state, and reads the older plain form', () => {
+  it('carries pending mark-reads with their retry state, a bare id for one that has not failed', () => {
     const queue = new StatusQueue(bounds, {
       markRead: ['old1', { messageId: 'old2', failures: 2, failingSince: 5 }],
     });
