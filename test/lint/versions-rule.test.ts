@@ -24,7 +24,7 @@ const planted: Record<string, { dir: string; code: string }> = {
   },
   allowed: {
     dir: 'workflows',
-    code: "import { isPatched } from './agent/versions';\nexport const f = isPatched;\n",
+    code: "import { isPatched } from './engine/versions';\nexport const f = isPatched;\n",
   },
 };
 const path = (name: string) => join(root, planted[name].dir, `__lint-fixture-versions-${name}__.ts`);
@@ -36,7 +36,7 @@ describe('lint rule: patch calls only in the versions module', () => {
     for (const [name, { code }] of Object.entries(planted)) writeFileSync(path(name), code);
     try {
       const eslint = join(root, 'node_modules', '.bin', 'eslint');
-      const files = [...Object.keys(planted).map(path), join(root, 'workflows', 'agent', 'versions.ts')];
+      const files = [...Object.keys(planted).map(path), join(root, 'workflows', 'engine', 'versions.ts')];
       const { stdout } = await promisify(execFile)(eslint, ['--format', 'json', ...files], {
         cwd: root,
       }).catch((err: { stdout: string }) => ({ stdout: err.stdout }));
