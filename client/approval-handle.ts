@@ -74,20 +74,25 @@ function handleFor(client: Client, agentKey: string, id: string): ApprovalHandle
   };
 }
 
+/** The approval `workflowId` has no workflow (never started, or its history is gone). */
+function notFound(workflowId: string, cause: unknown): ApprovalError {
+  return new ApprovalError(
+    AmsflowErrorCodes.approvalNotFound,
+    workflowId,
+    `no approval "${workflowId}"`,
+    undefined,
+    {
+      cause,
+    },
+  );
+}
+
 async function approvalResult(client: Client, workflowId: string): Promise<ApprovalDecision> {
   try {
     return await client.workflow.getHandle<ApprovalWorkflow>(workflowId).result();
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) {
-      throw new ApprovalError(
-        AmsflowErrorCodes.approvalNotFound,
-        workflowId,
-        `no approval "${workflowId}"`,
-        undefined,
-        {
-          cause: err,
-        },
-      );
+      throw notFound(workflowId, err);
     }
     if (err instanceof WorkflowFailedError) {
       const why = err.cause?.message ?? err.message;
@@ -96,9 +101,7 @@ async function approvalResult(client: Client, workflowId: string): Promise<Appro
         workflowId,
         `approval "${workflowId}" ended without a decision: ${why}`,
         undefined,
-        {
-          cause: err,
-        },
+        { cause: err },
       );
     }
     throw err;
@@ -108,8 +111,8 @@ async function approvalResult(client: Client, workflowId: string): Promise<Appro
 /**
  * Cancels the pending approval request `id` of agent `agentKey` (see
  * {@link ApprovalHandle.cancel}): its decision becomes `cancelled`. Throws
- * {@link ApprovalRequestError} for a malformed agent key or id, {@link ApprovalError} `NotFound`
- * or `Closed` (already decided).
+ * {@link ApprovalRequestError} for a malformed agent key or id, {@link ApprovalError}
+ * `AMSFLOW_APPROVAL_NOT_FOUND` or `AMSFLOW_APPROVAL_CLOSED` (already decided).
  */
 export async function cancelApproval(
   client: Client,
@@ -131,15 +134,7 @@ async function signalCancel(client: Client, workflowId: string, reason: string |
       status = (await client.workflow.getHandle(workflowId).describe()).status.name;
     } catch (describeErr) {
       if (describeErr instanceof WorkflowNotFoundError) {
-        throw new ApprovalError(
-          AmsflowErrorCodes.approvalNotFound,
-          workflowId,
-          `no approval "${workflowId}"`,
-          undefined,
-          {
-            cause: err,
-          },
-        );
+        throw notFound(workflowId, err);
       }
       throw describeErr;
     }
@@ -153,9 +148,7 @@ async function signalCancel(client: Client, workflowId: string, reason: string |
       workflowId,
       `approval "${workflowId}" cannot be cancelled: ${how}`,
       decision,
-      {
-        cause: err,
-      },
+      { cause: err },
     );
   }
 }
