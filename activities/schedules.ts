@@ -37,6 +37,20 @@ export interface ScheduleActivityOptions {
   timeZones?: Readonly<Record<string, string>>;
 }
 
+/** The failure message of the workflow's last failed workflow task, if one failed. */
+async function workflowTaskFailure(client: Client, workflowId: string): Promise<string | undefined> {
+  try {
+    const history = await client.workflow.getHandle(workflowId).fetchHistory();
+    const failed = (history.events ?? [])
+      .map((e) => e.workflowTaskFailedEventAttributes)
+      .filter((a) => a !== null && a !== undefined)
+      .at(-1);
+    return failed ? (failed.failure?.message ?? 'its workflow task failed') : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The schedule activities over `client` (its namespace is the reminders workflows'). */
 export function createScheduleActivities(
   client: Client,
@@ -82,11 +96,22 @@ export function createScheduleActivities(
       try {
         await client.withDeadline(Date.now() + CONFIRM_MS, () => handle.query(remindersQuery));
       } catch (err) {
+        const reason = err instanceof Error ? err.message : String(err);
+        // Not answering is not yet "does not run": a worker killed with the workflow in its cache
+        // or a server restarting answers late. Only a workflow task that failed says the worker
+        // cannot run it; anything else is retried (the add is idempotent).
+        const failedTask = await workflowTaskFailure(client, handle.workflowId);
+        if (failedTask === undefined) {
+          throw ApplicationFailure.create({
+            type: REMINDER_FAILURE_TYPES.notAnswering,
+            message: `The reminders workflow ${handle.workflowId} did not answer within ${CONFIRM_MS} ms: ${reason}`,
+          });
+        }
         throw ApplicationFailure.create({
           type: REMINDER_FAILURE_TYPES.unavailable,
           message:
             `The reminders workflow ${handle.workflowId} does not run on task queue ${options.taskQueue} ` +
-            `(does the worker's bundle export remindersWorkflow?): ${err instanceof Error ? err.message : String(err)}`,
+            `(does the worker's bundle export remindersWorkflow?): ${failedTask}`,
           nonRetryable: true,
         });
       }

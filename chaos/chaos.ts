@@ -41,6 +41,8 @@ export interface ChaosResult {
   /** Per kill: ms from the kill to the next message the bot had accepted. */
   recoveryMs: number[];
   durationMs: number;
+  /** Each stuck expectation: what was awaited, and what became of its handler. */
+  stuckDetails: string[];
 }
 
 /** A small deterministic generator (mulberry32), so a seed reproduces the run's choices. */
@@ -199,6 +201,9 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
       requests,
       recoveryMs: killedAt.map((k) => (acceptedAt.find((a) => a > k) ?? NaN) - k),
       durationMs: Date.now() - started,
+      stuckDetails: expectations
+        .filter((e) => e.outcome === 'stuck')
+        .map((e) => `${e.kind} "${e.text}" on ${e.agent}: ${e.detail ?? '?'}`),
     };
   } finally {
     await faults.stop();

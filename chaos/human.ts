@@ -79,6 +79,26 @@ async function surfaced(h: Human, messageId: string): Promise<SurfacedAs | undef
   }
 }
 
+/** The handler of `messageId` as the post-mortem needs it: its status, and its failure if it failed. */
+async function handlerState(h: Human, messageId: string): Promise<string> {
+  const workflowId = `agent:${h.agent}:msg:${messageId}`;
+  try {
+    const handle = h.client.workflow.getHandle(workflowId);
+    const status = (await handle.describe()).status.name;
+    if (status !== 'FAILED') return `${workflowId} ${status}`;
+    const failure = await handle.result().then(
+      () => 'no failure',
+      (err: unknown) => {
+        const cause = err instanceof WorkflowFailedError ? (err.cause) : undefined;
+        return cause ? `${cause.name}: ${cause.message}` : String(err);
+      },
+    );
+    return `${workflowId} FAILED (${failure})`;
+  } catch (err) {
+    return `${workflowId}: ${err instanceof Error ? err.message : String(err)}`;
+  }
+}
+
 /**
  * Waits for the `nth` bot text matching `e` (1 = the first) and records the expectation; one
  * whose text is not unique in the run (a signup question) is recorded only when not seen.
@@ -108,8 +128,9 @@ async function expect(
       }
     }
     if (Date.now() > deadline) {
-      h.log?.(`chaos: stuck waiting for "${e.text}" (${e.kind}) on ${h.agent}`);
-      h.expectations.push({ ...e, agent: h.agent, outcome: 'stuck' });
+      const detail = handlerOf ? await handlerState(h, handlerOf) : 'no handler of its own';
+      h.log?.(`chaos: stuck waiting for "${e.text}" (${e.kind}) on ${h.agent}: ${detail}`);
+      h.expectations.push({ ...e, agent: h.agent, outcome: 'stuck', detail });
       return undefined;
     }
     await sleep(150);
@@ -208,10 +229,9 @@ async function sendPhoto(h: Human, tag: string): Promise<void> {
       return;
     }
     if (Date.now() > deadline) {
-      h.log?.(
-        `chaos: photo ${tag} on ${h.agent}: handler ${status ?? 'not started'}, read ${inbound?.markedRead}`,
-      );
-      h.expectations.push({ ...e, agent: h.agent, outcome: 'stuck' });
+      const detail = `handler ${status ?? 'not started'}, read ${inbound?.markedRead}`;
+      h.log?.(`chaos: photo ${tag} on ${h.agent}: ${detail}`);
+      h.expectations.push({ ...e, agent: h.agent, outcome: 'stuck', detail });
       return;
     }
     await sleep(250);

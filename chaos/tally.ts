@@ -24,6 +24,8 @@ export interface Expectation {
   outcome: 'seen' | 'surfaced' | 'stuck';
   /** With `surfaced`: the failure the handler got. */
   surfacedAs?: SurfacedAs;
+  /** With `stuck`: what became of the handler (its status and failure), for the post-mortem. */
+  detail?: string;
 }
 
 /** What a handler is told when its reply cannot be sent. */

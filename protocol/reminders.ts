@@ -123,6 +123,11 @@ export const REMINDER_FAILURE_TYPES = {
    * polls its task queue). Nothing would ever be delivered, so the call fails instead.
    */
   unavailable: 'RemindersUnavailable',
+  /**
+   * The reminders workflow did not answer in time (its worker killed, the server restarting):
+   * retryable, so the activity tries again; never seen by a workflow unless its retries run out.
+   */
+  notAnswering: 'RemindersNotAnswering',
 } as const;
 
 /** Pending reminders per agent, at most. */

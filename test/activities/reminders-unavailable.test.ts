@@ -1,8 +1,9 @@
 /**
  * A reminder is never accepted when it cannot be delivered: the write activity confirms that the
  * agent's reminders workflow runs (it answers its query) and otherwise fails, non-retryable,
- * with `RemindersUnavailable`. Before, a worker whose bundle lacked `remindersWorkflow` took the
- * start, `remindIn` resolved, and the reminder could never fire. Against the dev server.
+ * with `RemindersUnavailable` once its workflow task has failed. Before, a worker whose bundle
+ * lacked `remindersWorkflow` took the start, `remindIn` resolved, and the reminder could never
+ * fire. A workflow that only answers late is retried, not refused. Against the dev server.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
@@ -70,5 +71,22 @@ describe('the reminders write activity', () => {
       expect(read.reminders.map((r) => r.id)).toEqual([added.id]);
       await server.client.workflow.getHandle(`reminders:${agentKey}`).terminate('test');
     });
+  });
+
+  it('is retried (RemindersNotAnswering) when the workflow only did not answer in time, no task failed', async () => {
+    // Nobody polls this task queue: the start is taken and no workflow task runs, let alone fails
+    // (a killed worker or a restarting server looks the same for the 20 s the write waits).
+    const taskQueue = uniqueTaskQueue('reminders-nobody');
+    const activities = createScheduleActivities(server.client, { taskQueue });
+    const agentKey = `slow${Date.now()}`;
+    const failure = await activities
+      .amsflowRemindersWrite(agentKey, { op: 'add', reminder: reminder() })
+      .then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+    await server.client.workflow.getHandle(`reminders:${agentKey}`).terminate('test');
+    expect(failure).toBeInstanceOf(ApplicationFailure);
+    expect(failure).toMatchObject({ type: 'RemindersNotAnswering', nonRetryable: false });
   });
 });

@@ -79,10 +79,13 @@ const DEFAULTS = { maxLateness: DEFAULT_MAX_LATENESS, lateAfter: DEFAULT_LATE_AF
 export const MAX_REMINDER_TEXT = 4000;
 
 const activities = proxyActivities<ScheduleActivities>({
+  // A write waits up to 20 s for the reminders workflow to answer.
   startToCloseTimeout: '30 seconds',
-  // Not registered on the worker (no `createScheduleActivities`): fail rather than wait forever.
-  scheduleToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '1 second', maximumAttempts: 5 },
+  // Rides out worker kills and server restarts (an attempt lost with its worker costs its
+  // start-to-close); not registered on any worker (no `createScheduleActivities`), it fails
+  // rather than wait forever.
+  scheduleToCloseTimeout: '10 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds' },
 });
 
 /** The schedule activities, for the other modules of the reminders API (`time-zone.ts`). */
