@@ -129,15 +129,27 @@ export function parseReminderCommand(text: string | undefined): ReminderCommand 
   return { kind: 'invalid', problem: `I did not understand that reminder. ${USAGE}` };
 }
 
-/** The answer to a failed reminder call, or rethrows what is not the API's own failure. */
-function failureText(err: unknown): string {
-  if (!(err instanceof ApplicationFailure)) throw err;
-  if (err.type === REMINDER_FAILURE_TYPES.tooMany) {
-    return 'You have too many reminders. Cancel one first (write reminders to see them).';
+/**
+ * The answer to a failed reminder call: the human's own mistakes are explained; anything else
+ * (the reminders workflow not running, its activities out of retries) gets an apology, and the
+ * handler fails after it, so that the operator sees the failure too.
+ */
+export function reminderFailureAnswer(err: unknown): { text: string; rethrow: boolean } {
+  if (err instanceof ApplicationFailure && err.type === REMINDER_FAILURE_TYPES.tooMany) {
+    return {
+      text: 'You have too many reminders. Cancel one first (write reminders to see them).',
+      rethrow: false,
+    };
   }
-  if (err.type === REMINDER_FAILURE_TYPES.invalid) return `${err.message}.`;
-  throw err;
+  if (err instanceof ApplicationFailure && err.type === REMINDER_FAILURE_TYPES.invalid) {
+    return { text: `${err.message}.`, rethrow: false };
+  }
+  return { text: REMINDERS_FAILED_TEXT, rethrow: true };
 }
+
+/** What the human hears when a reminder command failed on amsflow's side. */
+export const REMINDERS_FAILED_TEXT =
+  'Sorry, I could not do that: my reminders are not available right now. Please try again later.';
 
 function confirmation(reminder: Reminder): string {
   const when = describeReminder(reminder);
@@ -211,7 +223,10 @@ export async function handleReminderCommand(
         break;
     }
   } catch (err) {
-    answer = failureText(err);
+    const failed = reminderFailureAnswer(err);
+    await reply(message, failed.text, { reconcileAmbiguous: true });
+    if (failed.rethrow) throw err;
+    return true;
   }
   // A reply lost to a crash mid-send is worse than the wait: let the agent settle it from receipts.
   await reply(message, answer, { reconcileAmbiguous: true });

@@ -1,10 +1,13 @@
 /**
  * The reminder commands' parser and texts (workflows/reminders/reminder-commands.ts), without a server.
  */
+import { ActivityFailure, ApplicationFailure, RetryState } from '@temporalio/common';
 import {
+  REMINDERS_FAILED_TEXT,
   REMINDER_COMMANDS,
   formatReminderList,
   parseReminderCommand,
+  reminderFailureAnswer,
 } from '../../../workflows/reminders/reminder-commands';
 import { describeReminder, reminderProblem } from '../../../workflows/reminders/reminders';
 import type { Reminder } from '../../../protocol/reminders';
@@ -190,5 +193,30 @@ describe('reminderProblem: what the reminders workflow refuses to keep', () => {
     expect(reminderProblem({ ...good, recurring: { at: '09:00', days: ['funday' as never] } })).toMatch(
       /days/,
     );
+  });
+});
+
+describe('reminderFailureAnswer: what the human hears when a reminder command failed', () => {
+  const failure = (type: string) => ApplicationFailure.create({ type, message: 'at 09:00 is in the past' });
+
+  it("explains the human's own mistakes, and the handler goes on", () => {
+    expect(reminderFailureAnswer(failure('ReminderInvalid'))).toEqual({
+      text: 'at 09:00 is in the past.',
+      rethrow: false,
+    });
+    expect(reminderFailureAnswer(failure('TooManyReminders'))).toMatchObject({ rethrow: false });
+  });
+
+  it("apologises for a failure on amsflow's side, and the handler fails after it (never silence)", () => {
+    const outOfRetries = new ActivityFailure(
+      'activity failed',
+      'amsflowRemindersWrite',
+      '1',
+      RetryState.TIMEOUT,
+      undefined,
+    );
+    for (const err of [failure('RemindersUnavailable'), outOfRetries, new Error('bug')]) {
+      expect(reminderFailureAnswer(err)).toEqual({ text: REMINDERS_FAILED_TEXT, rethrow: true });
+    }
   });
 });
