@@ -3,13 +3,11 @@
  * with stable type names. Built by a factory over a registry of clients keyed by agent key, so
  * the token never enters workflow arguments or history.
  */
-import { CancelledFailure, Context } from '@temporalio/activity';
-import { PollReplacedError } from '../messaging/errors';
+import { Context } from '@temporalio/activity';
 import type { MessagingClient } from '../messaging/client';
-import { flattenPage } from '../messaging/page';
 import { failure, requestFailure, sendFailure } from './failure-mapping';
 import { OpenPolls } from './open-polls';
-import { QuietPolling } from './quiet-polling';
+import { pollWithMarkReads, withHeartbeats } from './polling';
 import {
   ActivityFailureTypes as F,
   type PollInput,
@@ -25,92 +23,6 @@ export * from './types';
 /** Clients by agent key. The engine's clients pace nothing and retry nothing: the workflow decides. */
 export type ClientRegistry = ReadonlyMap<string, MessagingClient>;
 
-/** How often a waiting activity tells Temporal it is alive (the SDK throttles to 80% of the heartbeat timeout). */
-const HEARTBEAT_EVERY_MS = 1000;
-
-/** Time allowed for one long poll: its `timeout` and as much again (5 s at most) for the answer. */
-const longPollMs = (timeoutSeconds: number) => timeoutSeconds * 1000 + Math.min(5000, timeoutSeconds * 1000);
-
-async function withHeartbeats<T>(work: Promise<T>): Promise<T> {
-  const ctx = Context.current();
-  ctx.heartbeat();
-  const timer = setInterval(() => ctx.heartbeat(), HEARTBEAT_EVERY_MS);
-  try {
-    return await work;
-  } finally {
-    clearInterval(timer);
-  }
-}
-
-/**
- * The poll activity's requests: one long poll, or with `input.quiet` as many as come back empty
- * within `quiet.forMs`, paced by the updates window (see quiet-polling.ts). `signal` aborts it
- * (cancellation, or a newer poll of the same agent on this worker).
- */
-async function pollPages(
-  client: MessagingClient,
-  ctx: Context,
-  input: PollInput,
-  signal: AbortSignal,
-): Promise<PollOutput> {
-  const quiet = input.quiet
-    ? new QuietPolling(input.quiet, Date.now(), longPollMs(input.timeoutSeconds))
-    : undefined;
-  const quietPolls = () =>
-    quiet && quiet.emptyPollEnds.length > 0 ? { quietPolls: quiet.emptyPollEnds } : {};
-  for (;;) {
-    const startedAt = Date.now();
-    try {
-      const page = await withHeartbeats(
-        client.getUpdates(
-          { offset: input.offset, limit: input.limit, timeout: input.timeoutSeconds },
-          { signal },
-        ),
-      );
-      if (page) {
-        const flat = flattenPage(page);
-        return {
-          status: 'page',
-          nextOffset: flat.nextOffset,
-          messages: flat.messages,
-          statuses: flat.statuses,
-          contacts: flat.contacts,
-          startedAt,
-          ...quietPolls(),
-        };
-      }
-      const decision = quiet?.afterEmptyPoll(Date.now());
-      if (!decision || decision.action === 'return') return { status: 'empty', startedAt, ...quietPolls() };
-      if (decision.afterMs > 0) await withHeartbeats(abortableSleep(decision.afterMs, signal));
-    } catch (err) {
-      if (err instanceof PollReplacedError) return { status: 'replaced', startedAt, ...quietPolls() };
-      // Cancelled (continue-as-new, worker shutdown): report it as such, not as a failure.
-      if (ctx.cancellationSignal.aborted) {
-        throw ctx.cancellationSignal.reason instanceof CancelledFailure
-          ? ctx.cancellationSignal.reason
-          : new CancelledFailure('poll cancelled');
-      }
-      throw requestFailure(err);
-    }
-  }
-}
-
-/** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason as Error);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason as Error);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
 // eslint-disable-next-line max-lines-per-function -- the activity table: one closure per activity over the shared client registry, listed together so the worker's activity names are read in one place
 export function createActivities(registry: ClientRegistry) {
   const openPolls = new OpenPolls();
@@ -124,10 +36,10 @@ export function createActivities(registry: ClientRegistry) {
 
   return {
     /**
-     * One long poll, or with `input.quiet` as many as come back empty within `quiet.forMs`, paced
-     * by the updates window (see quiet-polling.ts). Heartbeats while waiting; cancelling it
-     * aborts the request (no state changes), and so does a newer poll of the same agent on this
-     * worker (see open-polls.ts).
+     * One long poll, or with `input.quiet` as many as bring nothing needed now within
+     * `quiet.forMs`, paced by the updates window, with the mark-reads it was handed riding along
+     * (see polling.ts). Heartbeats while waiting; cancelling it aborts the request (no state
+     * changes), and so does a newer poll of the same agent on this worker (see open-polls.ts).
      */
     async pollUpdates(input: PollInput): Promise<PollOutput> {
       const client = clientFor(input.agentKey);
@@ -136,7 +48,7 @@ export function createActivities(registry: ClientRegistry) {
       const open = await openPolls.begin(input.agentKey);
       const signal = AbortSignal.any([ctx.cancellationSignal, open.stale]);
       try {
-        return await pollPages(client, ctx, input, signal);
+        return await pollWithMarkReads(client, input, signal);
       } catch (err) {
         if (open.stale.aborted && !ctx.cancellationSignal.aborted) {
           throw failure(F.stalePoll, (open.stale.reason as Error).message, true);

@@ -1,10 +1,13 @@
 /**
- * Quiet polling: while long polls come back empty, the poll activity polls again by itself
- * instead of returning, so an idle agent costs no workflow task until something arrives (or
- * `forMs` has passed). Its polls keep the agent workflow's pace: the activity is handed the
- * updates window as the workflow recorded it and paces every further poll by the same
- * {@link SlidingWindow} rule, keeping `reserve` polls free; it reports when each empty poll
- * ended, and the workflow records them in its window.
+ * Quiet polling: while long polls come back with nothing the agent workflow needs now (empty, or
+ * only receipts of messages no conversation watches), the poll activity polls again by itself
+ * instead of returning, so an idle agent, and a reply's receipts, cost no workflow task (the
+ * receipts it read past come back with the next result, for the ledger and the counters). Its
+ * polls keep the agent workflow's pace: the activity is handed the updates window as the workflow
+ * recorded it and paces every further poll by the same {@link SlidingWindow} rules, keeping
+ * `reserve` polls free, letting receipts settle into one page when the budget runs low, and
+ * keeping the even cadence after a page (see workflows/engine/poll-budget.ts); it reports when
+ * each of its polls ended, and the workflow records them in its window.
  *
  * The pure part, {@link QuietPolling}, decides; the activity does the HTTP and the waiting.
  */
@@ -12,7 +15,7 @@ import { SlidingWindow } from '../core/sliding-window';
 
 /** What the agent workflow hands the poll activity so that it may poll quietly. */
 export interface QuietPollingInput {
-  /** How long, from the activity's start, it may go on polling while pages are empty. */
+  /** How long, from the activity's start, it may go on polling quietly before it returns. */
   forMs: number;
   /** The updates limit and its window (the spec: 15 per 60 000 ms). */
   limit: number;
@@ -23,16 +26,30 @@ export interface QuietPollingInput {
   marginMs: number;
   /** The updates window's recorded request times, as the workflow had them. */
   times: number[];
+  /**
+   * Receipts of pages with no message are read past (not returned at once) unless they are for
+   * one of these watched message ids. Absent: every page is returned.
+   */
+  watched?: string[];
+  /** After a page of receipts: wait up to this long, by the budget's share in use (0: never). */
+  receiptSettleMs?: number;
+  /** A wait shorter than this is not waited (0 waits any). */
+  minSettleMs?: number;
 }
 
 export type QuietDecision = { action: 'return' } | { action: 'poll'; afterMs: number };
 
-/** The pure rule: whether to poll again after an empty page, and after how long. */
+/** What a poll brought, as quiet polling sees it. */
+export type QuietPage = 'nothing' | 'receipts';
+
+/** The pure rule: whether to poll again after a poll that brought nothing needed now, and when. */
 export class QuietPolling {
   private readonly window: SlidingWindow;
   private readonly deadline: number;
-  /** When each empty poll ended (worker clock), for the workflow's window. */
-  readonly emptyPollEnds: number[] = [];
+  private readonly watched: Set<string> | undefined;
+  /** When each poll followed by another ended (worker clock), for the workflow's window. */
+  readonly pollEnds: number[] = [];
+  private polls = 0;
 
   constructor(
     private readonly input: QuietPollingInput,
@@ -41,19 +58,37 @@ export class QuietPolling {
   ) {
     this.window = new SlidingWindow(input.limit, input.windowMs, input.times);
     this.deadline = startedAt + input.forMs;
+    this.watched = input.watched ? new Set(input.watched) : undefined;
+  }
+
+  /** Whether a page with these receipts and no message may be read past. */
+  mayReadPast(statusIds: string[]): boolean {
+    return this.watched !== undefined && !statusIds.some((id) => this.watched!.has(id));
   }
 
   /**
-   * An empty poll ended at `at`: poll again (after the pacing wait) if that poll would still end
-   * before the deadline, else return the empty page to the workflow. Polls followed by another
-   * are listed in {@link emptyPollEnds}; the one returned is the workflow's own to record.
+   * A poll that brought `page` ended at `at`: poll again (after the pacing wait) if that poll
+   * would still end before the deadline, else return to the workflow. Polls followed by another
+   * are listed in {@link pollEnds}; the one returned is the workflow's own to record.
    */
-  afterEmptyPoll(at: number): QuietDecision {
-    this.window.record(at);
-    const wait = this.window.delayKeeping(at, this.input.reserve);
-    const afterMs = wait > 0 ? wait + this.input.marginMs : 0;
+  afterPoll(page: QuietPage, at: number): QuietDecision {
+    // The workflow recorded the first poll when it planned it (in `times`): not twice.
+    if (this.polls++ > 0) this.window.record(at);
+    const { marginMs, reserve } = this.input;
+    const paced = this.window.delayKeeping(at, reserve);
+    const settle = page === 'receipts' ? this.settleMs(at) : 0;
+    const wait = Math.max(paced, settle);
+    const afterMs = wait > 0 ? wait + marginMs : 0;
     if (at + afterMs + this.pollMs > this.deadline) return { action: 'return' };
-    this.emptyPollEnds.push(at);
+    this.pollEnds.push(at);
     return { action: 'poll', afterMs };
+  }
+
+  /** After receipts: the settle, grown with the budget in use, and the even cadence. */
+  private settleMs(at: number): number {
+    const settle = Math.round((this.input.receiptSettleMs ?? 0) * this.window.usedShare(at));
+    const cadence = this.window.cadenceDelay(at, 1);
+    const wait = Math.max(settle, cadence);
+    return wait >= (this.input.minSettleMs ?? 0) ? wait : 0;
   }
 }

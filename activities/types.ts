@@ -2,6 +2,7 @@
  * Inputs, outputs and failure types of amsflow's activities. Workflows import this file by type
  * only; failure types are the strings a workflow matches on (`ApplicationFailure.type`).
  */
+import type { MarkReadInput, MarkReadReport } from './mark-reads';
 import type { QuietPollingInput } from './quiet-polling';
 import type { Contact, InboundMessage, OutgoingMessage, Status } from '../messaging/schemas';
 
@@ -11,13 +12,24 @@ export interface PollInput {
   limit: number;
   /** Long-poll wait in seconds; 0 answers at once. */
   timeoutSeconds: number;
-  /** Poll again, paced, while pages come back empty (see quiet-polling.ts); absent: one poll. */
+  /** Poll again, paced, while polls bring nothing needed now (see quiet-polling.ts); absent: one poll. */
   quiet?: QuietPollingInput;
+  /** Wait this long before the first poll (the updates window's pacing, the even cadence). */
+  startAfterMs?: number;
+  /** Mark these messages read while polling (see mark-reads.ts). */
+  markRead?: MarkReadInput;
 }
 
-/** Ends (worker clock) of the empty polls a quiet poll made before the one it returns. */
-interface QuietPolls {
+/** What every poll result carries besides its page. */
+interface PollExtras {
+  /** Ends (worker clock) of the polls a quiet poll made before the one it returns. */
   quietPolls?: number[];
+  /** Receipts a quiet poll read past (no conversation watched them), oldest first. */
+  readPast?: Status[];
+  /** With `readPast` and no page: the offset after them. */
+  offsetAfter?: number;
+  /** What became of the mark-reads it was handed. */
+  markRead?: MarkReadReport;
 }
 
 export type PollOutput =
@@ -29,9 +41,9 @@ export type PollOutput =
       contacts: Contact[];
       /** Worker clock when the request left, for the workflow's pacing window. */
       startedAt: number;
-    } & QuietPolls)
-  | ({ status: 'empty'; startedAt: number } & QuietPolls)
-  | ({ status: 'replaced'; startedAt: number } & QuietPolls);
+    } & PollExtras)
+  | ({ status: 'empty'; startedAt: number } & PollExtras)
+  | ({ status: 'replaced'; startedAt: number } & PollExtras);
 
 export interface SendInput {
   agentKey: string;

@@ -2,12 +2,13 @@
  * The scripted human of one agent in the chaos run: sessions one after another (an echo, a
  * whole signup, a reminder a few seconds ahead, an approval requested from outside and answered
  * yes, a photo), each waiting for the bot's answer before going on, as a person would. Every answer
- * waited for becomes an {@link Expectation}: seen, surfaced (its handler was told the reply
- * could not be sent: AmbiguousSend or SendRejected; reported, not lost) or stuck (not there in
- * time).
+ * waited for becomes an {@link Expectation}: seen, surfaced (the reply could not be sent and that
+ * was reported: AmbiguousSend or SendRejected, to the handler or in the agent's state; not lost)
+ * or stuck (not there in time).
  */
 import { WorkflowFailedError, type Client } from '@temporalio/client';
 import { requestApproval } from '../client/approval-handle';
+import { stateQuery } from '../protocol/messages';
 import type { RunningSimulator } from '../simulator';
 import { matches, type Expectation, type SurfacedAs } from './tally';
 
@@ -61,21 +62,32 @@ async function say(h: Human, text: string, quote?: string): Promise<string> {
   return id;
 }
 
+const isSurfaced = (type: string | undefined): type is SurfacedAs =>
+  type === 'AmbiguousSend' || type === 'SendRejected';
+
 /**
- * The send failure the handler of `messageId` failed with, if it was told its reply could not be
- * sent: `AmbiguousSend` (outcome unknown, not sent again) or `SendRejected` (refused by the
- * service's 429/503 beyond the spec's retries).
+ * The send failure a reply of the handler of `messageId` was given up with, if it was reported
+ * (not lost): `AmbiguousSend` (outcome unknown, not sent again) or `SendRejected` (refused by the
+ * service's 429/503 beyond the spec's retries). A plain reply's failure is the agent's to report
+ * (its state's `failedSends`, with the handler as requester); a question's fails the handler.
  */
 async function surfaced(h: Human, messageId: string): Promise<SurfacedAs | undefined> {
+  const workflowId = `agent:${h.agent}:msg:${messageId}`;
+  const state = await h.client.workflow
+    .getHandle(`agent:${h.agent}`)
+    .query(stateQuery)
+    .catch(() => undefined);
+  const reported = state?.failedSends.find((f) => f.requester === workflowId);
+  if (reported && isSurfaced(reported.type)) return reported.type;
   try {
-    const handle = h.client.workflow.getHandle(`agent:${h.agent}:msg:${messageId}`);
+    const handle = h.client.workflow.getHandle(workflowId);
     if ((await handle.describe()).status.name !== 'FAILED') return undefined;
     await handle.result();
     return undefined;
   } catch (err) {
     const cause =
       err instanceof WorkflowFailedError ? (err.cause as { type?: string } | undefined) : undefined;
-    return cause?.type === 'AmbiguousSend' || cause?.type === 'SendRejected' ? cause.type : undefined;
+    return isSurfaced(cause?.type) ? cause.type : undefined;
   }
 }
 
@@ -89,7 +101,7 @@ async function handlerState(h: Human, messageId: string): Promise<string> {
     const failure = await handle.result().then(
       () => 'no failure',
       (err: unknown) => {
-        const cause = err instanceof WorkflowFailedError ? (err.cause) : undefined;
+        const cause = err instanceof WorkflowFailedError ? err.cause : undefined;
         return cause ? `${cause.name}: ${cause.message}` : String(err);
       },
     );

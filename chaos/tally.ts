@@ -20,15 +20,18 @@ export interface Expectation {
     | 'approval-confirmation'
     /** A photo from the human: `text` is its message id; seen once its handler ran and it was marked read. */
     | 'media';
-  /** `surfaced`: its handler was told the reply could not be sent (reported, not lost). */
+  /**
+   * `surfaced`: the reply could not be sent and that was reported, not lost: the handler failed
+   * with it (a question), or the agent kept it in its state's `failedSends` (a plain reply).
+   */
   outcome: 'seen' | 'surfaced' | 'stuck';
-  /** With `surfaced`: the failure the handler got. */
+  /** With `surfaced`: the failure reported. */
   surfacedAs?: SurfacedAs;
   /** With `stuck`: what became of the handler (its status and failure), for the post-mortem. */
   detail?: string;
 }
 
-/** What a handler is told when its reply cannot be sent. */
+/** How a reply that could not be sent is reported. */
 export type SurfacedAs = 'AmbiguousSend' | 'SendRejected';
 
 export interface LogLine {

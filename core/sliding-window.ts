@@ -59,6 +59,12 @@ export class SlidingWindow {
     };
   }
 
+  /** Forgets a request recorded at `at` that did not happen after all. */
+  forget(at: number): void {
+    const index = this.times.indexOf(at);
+    if (index >= 0) this.times.splice(index, 1);
+  }
+
   snapshot(): number[] {
     return [...this.times];
   }

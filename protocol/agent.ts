@@ -51,6 +51,16 @@ export interface AgentError {
   message: string;
 }
 
+/** A send request the outbox gave up, kept for operators (the last few). */
+export interface FailedSend {
+  requestId: string;
+  /** The workflow that asked for it, if a workflow did. */
+  requester?: string;
+  /** Its failure type (`AmbiguousSend`, `SendRejected`, ...). */
+  type: string;
+  at: string;
+}
+
 export interface AgentCounters {
   received: number;
   sent: number;
@@ -74,6 +84,8 @@ export interface AgentStateView {
   historyLength: number;
   draining: boolean;
   lastError?: AgentError;
+  /** The last send requests given up (newest last): whoever asked was told only if it asked to be. */
+  failedSends: FailedSend[];
   counters: AgentCounters;
   /** `running`, or why the agent stopped polling (with `refusal` saying what to do). */
   status: 'running' | AgentRefusal['status'];

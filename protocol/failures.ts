@@ -67,3 +67,8 @@ export const CONVERSATION_CANCELLED = 'ConversationCancelled';
 export const INVALID_OPTION = 'InvalidOption';
 /** What a workflow using the conversation API outside a handler without `useAgent` fails with. */
 export const NO_AGENT_CONTEXT = 'NoAgentContext';
+/**
+ * What a conversation's send or wait fails with when its agent workflow did not take the request
+ * (the agent is not running: never started, or terminated). Nothing was sent.
+ */
+export const AGENT_UNREACHABLE = 'AgentUnreachable';

@@ -6,6 +6,7 @@
 export * from './agent';
 export * from './agent-tuning';
 export * from './answer-words';
+export * from './conversation-ops';
 export * from './conversations';
 export * from './failures';
 export * from './ids';

@@ -36,6 +36,7 @@ const sendRequestFields = z
     answerWords: z.array(z.string()).optional(),
     answerLabel: z.string().optional(),
     onlyWhileWaiting: count.optional(),
+    notify: z.enum(['outcome', 'failure']).optional(),
   })
   .passthrough();
 
@@ -71,7 +72,7 @@ export const sendRequestSchema = sendRequestFields.superRefine((req, ctx) => {
   if (problem) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [problem.path], message: problem.message });
 });
 
-/** `amsflow.wait`: registers (`wait: true`) or ends (`wait: false`) a workflow's wait. */
+/** A wait request: registers (`wait: true`) or ends (`wait: false`) a workflow's wait. */
 export const waitRequestSchema = z.discriminatedUnion('wait', [
   z
     .object({
@@ -94,11 +95,28 @@ export const waitRequestSchema = z.discriminatedUnion('wait', [
     .passthrough(),
 ]);
 
-/** `amsflow.release`: the handler of arrival `seq` has no first reply to send. */
-export const releaseSchema = z.object({ seq: count }).passthrough();
+/** One operation of a conversation (see `conversation-ops.ts`). */
+export const conversationOpSchema = z.discriminatedUnion('op', [
+  z.object({ op: z.literal('send'), request: sendRequestSchema }).passthrough(),
+  z.object({ op: z.literal('wait'), request: waitRequestSchema }).passthrough(),
+  z.object({ op: z.literal('release'), seq: count }).passthrough(),
+  z.object({ op: z.literal('typing'), messageId: id }).passthrough(),
+  z.object({ op: z.literal('receipts'), messageId: id }).passthrough(),
+]);
 
-/** `amsflow.typing`: show the typing indicator on an inbound message. */
-export const typingSchema = z.object({ messageId: id }).passthrough();
+/**
+ * `amsflow.ops` and a handler's result: a conversation's operations. Every request and wait in it
+ * belongs to `from` (the agent checks it op by op and drops what does not).
+ */
+export const conversationOpsSchema = z
+  .object({ from: id, ops: z.array(conversationOpSchema).max(1000) })
+  .passthrough();
+
+/** A handler workflow's result: `undefined` (it handed everything over by signal) or its ops. */
+export const handlerResultSchema = z
+  .object({ ops: z.array(conversationOpSchema).max(1000) })
+  .passthrough()
+  .nullish();
 
 /** `amsflow.resume`: resume an agent stopped by a refusal (see `resumeSignal`); any reason. */
 export const resumeSchema = z

@@ -6,21 +6,19 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { AgentStateView } from './agent';
 import type { ConversationView } from './conversations';
+import type { ConversationOps } from './conversation-ops';
 import type { Receipt, SendOutcome, SendRequest, SendResult } from './sends';
-import type { LateMessage, RoutedMessage, WaitRequest } from './waits';
+import type { LateMessage, RoutedMessage } from './waits';
 import type { ApprovalView } from './approvals';
 
 // The agent workflow: what other workflows and clients send it.
 /** Out-of-band send through the outbox; resolves to the outcome. Idempotent by `requestId`. */
 export const sendUpdate = defineUpdate<SendOutcome, [SendRequest]>('amsflow.send');
-/** A workflow's send request; the outcome comes back as {@link sendResultSignal}. */
-export const sendRequestSignal = defineSignal<[SendRequest]>('amsflow.sendRequest');
-/** Registers or ends a workflow's wait for the human's next message. */
-export const waitSignal = defineSignal<[WaitRequest]>('amsflow.wait');
-/** A handler has no first reply to send (it finished or waits): later replies may go. */
-export const releaseSignal = defineSignal<[{ seq: number }]>('amsflow.release');
-/** Show the typing indicator on an inbound message. */
-export const typingSignal = defineSignal<[{ messageId: string }]>('amsflow.typing');
+/**
+ * A conversation's operations (send requests, waits, release, typing, receipt watches), in the
+ * order it asked for them; handed over once per workflow task (see `conversation-ops.ts`).
+ */
+export const opsSignal = defineSignal<[ConversationOps]>('amsflow.ops');
 /** Poll now: the human acted (used when idle polling is off, e.g. by the bot test harness). */
 export const wakeSignal = defineSignal('amsflow.wake');
 /**
@@ -32,7 +30,7 @@ export const resumeSignal = defineSignal<[{ reason?: string } | null]>('amsflow.
 export const stateQuery = defineQuery<AgentStateView>('amsflow.state');
 
 // Conversation workflows: what the agent workflow sends them.
-/** The outcome of a {@link sendRequestSignal}. */
+/** The outcome of a send request that asked for it (`notify`). */
 export const sendResultSignal = defineSignal<[SendResult]>('amsflow.sendResult');
 /** An inbound message routed to a waiting workflow. */
 export const inboundSignal = defineSignal<[RoutedMessage]>('amsflow.inbound');
@@ -40,6 +38,11 @@ export const inboundSignal = defineSignal<[RoutedMessage]>('amsflow.inbound');
 export const lateSignal = defineSignal<[LateMessage]>('amsflow.late');
 /** A receipt of a message the workflow sent. */
 export const receiptSignal = defineSignal<[Receipt]>('amsflow.receipt');
+/**
+ * The agent run that started this handler is continuing as new: the handler hands its remaining
+ * operations over by signal from now on, not in its result (which would reach a closed run).
+ */
+export const movingSignal = defineSignal('amsflow.moving');
 /** A conversation's state for operators (`amsflow conversations show`). */
 export const conversationQuery = defineQuery<ConversationView>('amsflow.conversation');
 /** Cancels a conversation from outside: its pending and next waits end as cancelled. */

@@ -18,4 +18,6 @@ export const WORKFLOW_METRICS = {
   droppedSignals: 'amsflow_dropped_signals_total',
   /** Counter, labels `endpoint` and `status`: final refusals that stopped an agent (401, a 4xx). */
   agentRefusals: 'amsflow_agent_refusals_total',
+  /** Counter, label `type` (a send failure type): send requests given up, whoever asked. */
+  sendFailures: 'amsflow_send_failures_total',
 } as const;

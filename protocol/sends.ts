@@ -22,6 +22,13 @@ interface SendRequestBase {
    * message id) or, after `reconcileSettleMs` with no receipt, not accepted (sent again).
    */
   reconcileAmbiguous?: boolean;
+  /**
+   * Whether the requester is told the outcome (`amsflow.sendResult`): `outcome` always (it waits
+   * for the message id), `failure` only when the send failed (a question: the requester waits for
+   * an answer that will not come). Absent: nobody is told; a failure is logged, counted and kept
+   * in the agent's state (`amsflow state`), where operators see it.
+   */
+  notify?: 'outcome' | 'failure';
 }
 
 /** Fields of other purposes: absent on this one. */

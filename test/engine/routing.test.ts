@@ -76,8 +76,9 @@ describe('routing across a wait that ends', () => {
       ],
     });
     process.env.TEMPORAL_DEBUG = '1';
+    let worker: Awaited<ReturnType<Engine['startWorker']>> | undefined;
     try {
-      await engine.startWorker();
+      worker = await engine.startWorker();
     } finally {
       delete process.env.TEMPORAL_DEBUG;
     }
@@ -114,7 +115,7 @@ describe('routing across a wait that ends', () => {
         .describe()
         .catch(String);
       throw new Error(
-        `${err.message}\nsent: ${(await engine!.sentTexts()).join('|')}\nstate: ${JSON.stringify(state)}\nwaiter: ${JSON.stringify((waiter as { status?: unknown }).status ?? waiter)}`,
+        `${err.message}\nsent: ${(await engine!.sentTexts()).join('|')}\nstate: ${JSON.stringify(state)}\nwaiter: ${JSON.stringify((waiter as { status?: unknown }).status ?? waiter)}\nworker: ${worker?.output.slice(-30).join('\n')}`,
       );
     });
     const texts = await engine.sentTexts();
@@ -128,6 +129,22 @@ describe('routing across a wait that ends', () => {
     const inbound = history.events!.filter(
       (e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'amsflow.inbound',
     );
+    if (inbound.length !== 1 && process.env.ROUTING_DEBUG) {
+      const t = (e: { eventTime?: { seconds?: unknown; nanos?: number | null } | null }) =>
+        Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
+      const agentEvents = (await agent.fetchHistory()).events!;
+      const base = t(agentEvents[0]);
+      const dump = (label: string, events: typeof agentEvents) =>
+        events.map(
+          (e) =>
+            `${label} ${(t(e) - base).toFixed(0)} ${e.eventType} ${e.workflowExecutionSignaledEventAttributes?.signalName ?? e.activityTaskScheduledEventAttributes?.activityType?.name ?? ''}`,
+        );
+      console.log(
+        [...dump('A', agentEvents), ...dump('H', history.events!)]
+          .sort((a, b) => Number(a.split(' ')[1]) - Number(b.split(' ')[1]))
+          .join('\n'),
+      );
+    }
     expect(inbound).toHaveLength(1);
     // ...and a new handler answered it instead, and completed.
     await engine.client.workflow.getHandle(handlerWorkflowId(agentKey, crossingId)).result();

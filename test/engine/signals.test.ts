@@ -31,10 +31,19 @@ const CONVERSATION_SIGNALS: [string, unknown[]][] = [
 ];
 
 const AGENT_SIGNALS: [string, unknown[]][] = [
-  ['amsflow.sendRequest', [...BAD, { requestId: 5, message: { type: 'text' } }]],
-  ['amsflow.wait', [...BAD, { workflowId: 'w', wait: 'yes' }]],
-  ['amsflow.release', [...BAD, { seq: 'x' }]],
-  ['amsflow.typing', [...BAD, { messageId: 7 }]],
+  [
+    'amsflow.ops',
+    [
+      ...BAD,
+      // Each operation is checked on its own: a bad one is dropped (and counted) by itself.
+      { from: 'w', ops: [{ op: 'release', seq: 'x' }] },
+      { from: 'w', ops: [{ op: 'send', request: { requestId: 5, message: { type: 'text' } } }] },
+      { from: 'w', ops: [{ op: 'wait', request: { workflowId: 'w', wait: 'yes' } }] },
+      { from: 'w', ops: [{ op: 'typing', messageId: 7 }] },
+      // An operation of another workflow than the sender's.
+      { from: 'w', ops: [{ op: 'wait', request: { workflowId: 'other', wait: false } }] },
+    ],
+  ],
   // A resume needs no argument (`null`, `{}`: a resume of a running agent does nothing).
   ['amsflow.resume', [1, { reason: 5 }]],
 ];
@@ -168,9 +177,9 @@ describe('malformed signals, updates and queries to every amsflow workflow', () 
     expect(
       sample(metrics, 'amsflow_dropped_signals_total', {
         workflow: 'agentWorkflow',
-        signal: 'amsflow.release',
+        signal: 'amsflow.ops',
       }),
-    ).toBe(4);
+    ).toBe(8);
     const dropped = worker.output.filter((l) => l.includes('dropped, its argument does not fit'));
     expect(dropped).toHaveLength(sent);
     expect(dropped.join('\n')).not.toContain('"one"');

@@ -43,11 +43,12 @@ export const onMessage = handleMessages<{ greeting?: string } | undefined>(
       await sendText(probe[2], {
         retryAmbiguous: probe[1] === '-retry',
         reconcileAmbiguous: probe[1] === '-reconcile',
+        confirm: true,
       });
       return;
     }
     if (text === 'receipt') {
-      const { messageId } = await sendText('watch me');
+      const { messageId } = await sendText('watch me', { confirm: true });
       const receipt = await waitForReceipt(messageId, 'read', { timeout: '1 minute' }).catch((err) => {
         if (isWaitTimeout(err)) return undefined;
         throw err;

@@ -18,8 +18,39 @@ const table: [string, { safeParse(v: unknown): { success: boolean } }, unknown, 
     { workflowId: 'w', wait: true, waitId: 1, questionId: 'q' },
     [null, 1, {}, { workflowId: 'w', wait: 'yes' }],
   ],
-  ['release', s.releaseSchema, { seq: 3 }, [null, 1, {}, { seq: 'x' }]],
-  ['typing', s.typingSchema, { messageId: 'm1' }, [null, 1, {}, { messageId: 7 }]],
+  [
+    'ops',
+    s.conversationOpsSchema,
+    {
+      from: 'w',
+      ops: [
+        { op: 'send', request: { requestId: 'r1', message: { type: 'text' }, requester: 'w' } },
+        { op: 'wait', request: { workflowId: 'w', wait: false, waitId: 2 } },
+        { op: 'release', seq: 3 },
+        { op: 'typing', messageId: 'm1' },
+        { op: 'receipts', messageId: 'm1' },
+      ],
+    },
+    [null, 1, {}, { from: 'w', ops: 'x' }, { from: 'w', ops: [{ op: 'release', seq: 'x' }] }],
+  ],
+  [
+    'op (release)',
+    s.conversationOpSchema,
+    { op: 'release', seq: 3 },
+    [null, 1, {}, { op: 'release', seq: 'x' }],
+  ],
+  [
+    'op (typing)',
+    s.conversationOpSchema,
+    { op: 'typing', messageId: 'm1' },
+    [null, 1, {}, { op: 'typing', messageId: 7 }, { op: 'shout', messageId: 'm1' }],
+  ],
+  [
+    'handler result',
+    s.handlerResultSchema,
+    { ops: [{ op: 'release', seq: 1 }] },
+    [1, 'x', { ops: 3 }, { ops: [{ op: 'nope' }] }],
+  ],
   ['resume', s.resumeSchema, null, [1, 'x', { reason: 5 }]],
   [
     'sendResult',
@@ -82,7 +113,7 @@ describe('argument schemas of signals and updates', () => {
   });
 
   it('says what is wrong by path, without the payload', () => {
-    const result = s.releaseSchema.safeParse({ seq: 'secret-text' });
+    const result = s.conversationOpSchema.safeParse({ op: 'release', seq: 'secret-text' });
     expect(result.success).toBe(false);
     const problem = s.schemaProblem((result as { error: import('zod').ZodError }).error);
     expect(problem).toMatch(/^seq: /);

@@ -81,6 +81,10 @@ export class AmsflowMetrics {
     'amsflow_agent_refusals_total',
     'Final refusals (401, or a 4xx that must not be retried) that stopped an agent, by agent, endpoint and status.',
   );
+  readonly sendFailures: Counter = this.registry.counter(
+    'amsflow_send_failures_total',
+    'Send requests the outbox gave up, by agent and failure type (AmbiguousSend, SendRejected, ...), whoever asked.',
+  );
   readonly workflowMetricsDropped: Counter = this.registry.counter(
     'amsflow_workflow_metrics_dropped_total',
     'Workflow metric updates with an unknown amsflow_ name or kind (a newer bundle than this worker).',

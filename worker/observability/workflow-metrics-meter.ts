@@ -16,10 +16,10 @@ import type {
 import { Runtime } from '@temporalio/worker';
 import { WORKFLOW_METRICS as M } from '../../protocol/metrics';
 import type { AmsflowMetrics } from './amsflow-metrics';
-import type { Labels } from './metrics-registry';
+import type { Counter, Labels } from './metrics-registry';
 
 /** The label values amsflow keeps of a workflow metric's tags (the rest, e.g. workflowType, go). */
-const KEPT = ['agent', 'endpoint', 'result', 'decision', 'workflow', 'signal', 'status'];
+const KEPT = ['agent', 'endpoint', 'result', 'decision', 'workflow', 'signal', 'status', 'type'];
 
 function labels(tags: MetricTags): Labels {
   const out: Record<string, string> = {};
@@ -48,18 +48,15 @@ class AmsflowMeter implements MetricMeter {
     const record = (value: number, extra: MetricTags = {}) => {
       const m = this.target.metrics;
       if (!m) return;
-      const counter =
-        name === M.handlerStarts
-          ? m.handlerStarts
-          : name === M.remindersFired
-            ? m.remindersFired
-            : name === M.approvals
-              ? m.approvals
-              : name === M.droppedSignals
-                ? m.droppedSignals
-                : name === M.agentRefusals
-                  ? m.agentRefusals
-                  : undefined;
+      const counters: Record<string, Counter | undefined> = {
+        [M.handlerStarts]: m.handlerStarts,
+        [M.remindersFired]: m.remindersFired,
+        [M.approvals]: m.approvals,
+        [M.droppedSignals]: m.droppedSignals,
+        [M.agentRefusals]: m.agentRefusals,
+        [M.sendFailures]: m.sendFailures,
+      };
+      const counter = counters[name];
       if (counter) counter.inc(labels({ ...this.tags, ...extra }), value);
       else m.workflowMetricsDropped.inc({ name });
     };

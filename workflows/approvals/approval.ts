@@ -20,7 +20,7 @@ import { countApproval } from '../author/metrics';
 import { current } from '../author/conversation-state';
 import { nameConversation, useAgent } from '../author/handlers';
 import { nudgeTimes } from '../author/prompt-rules';
-import { request, requestDetached } from '../author/sending';
+import { enqueue, request } from '../author/sending';
 import { beginWait, waitFor } from '../author/waiting';
 
 export type { ApprovalDecision, ApprovalInput, ApprovalView } from '../../protocol/approvals';
@@ -88,12 +88,9 @@ export async function approvalWorkflow(input: ApprovalInput): Promise<ApprovalDe
         nudges: {
           times: reminders.filter((t) => t < expiresAt),
           send: () =>
-            requestDetached(
-              textMessage(`Reminder: ${input.question} (yes or no?)`, { replyTo: questionId }),
-              {
-                onlyWhileWaiting: conv.activeWait!,
-              },
-            ),
+            enqueue(textMessage(`Reminder: ${input.question} (yes or no?)`, { replyTo: questionId }), {
+              onlyWhileWaiting: conv.activeWait!,
+            }),
         },
       },
       registered,

@@ -26,6 +26,8 @@ export const MAX_NUDGES = 100;
 export const MAX_LABEL_CHARS = 200;
 
 const SEND_KEYS = ['retryAmbiguous', 'reconcileAmbiguous'];
+/** What a plain send takes besides: whether to wait for the service's answer. */
+const CONFIRM = ['confirm'];
 
 type Options = Record<string, unknown> | undefined;
 
@@ -33,20 +35,21 @@ function sendOptions(fn: string, options: Options, extra: readonly string[]): Re
   const o = checkOptions(fn, options, [...SEND_KEYS, ...extra]);
   checkBoolean(fn, 'retryAmbiguous', o.retryAmbiguous);
   checkBoolean(fn, 'reconcileAmbiguous', o.reconcileAmbiguous);
+  if (extra.includes('confirm')) checkBoolean(fn, 'confirm', o.confirm);
   return o;
 }
 
 /** `send(message, options)`. */
 export function checkSend(message: unknown, options: Options): void {
   checkMessage('send', 'message', message);
-  sendOptions('send', options, []);
+  sendOptions('send', options, CONFIRM);
 }
 
 /** `sendText(body, options)` and `textMessage(body, options)`. */
 export function checkText(fn: string, body: unknown, options: Options, sending: boolean): void {
   checkString(fn, 'body', body, { max: MAX_TEXT_CHARS });
   const o = sending
-    ? sendOptions(fn, options, ['replyTo', 'previewUrl'])
+    ? sendOptions(fn, options, ['replyTo', 'previewUrl', ...CONFIRM])
     : checkOptions(fn, options, ['replyTo', 'previewUrl']);
   checkMessageRef(fn, 'replyTo', o.replyTo);
   checkBoolean(fn, 'previewUrl', o.previewUrl);
@@ -56,7 +59,7 @@ export function checkText(fn: string, body: unknown, options: Options, sending: 
 export function checkReply(message: unknown, body: unknown, options: Options): void {
   checkMessageRef('reply', 'message', message ?? null);
   checkString('reply', 'body', body, { max: MAX_TEXT_CHARS });
-  sendOptions('reply', options, []);
+  sendOptions('reply', options, CONFIRM);
 }
 
 /** `typing(message)`. */

@@ -26,7 +26,7 @@ export interface WaitOptions {
   timeout?: Duration;
 }
 
-export interface AskOptions extends WaitOptions, SendOptions {
+export interface AskOptions extends WaitOptions, Omit<SendOptions, 'confirm'> {
   /** Quote this message with the question. */
   replyTo?: InboundMessage | string;
 }
@@ -100,7 +100,8 @@ export async function waitForMessage(options: WaitOptions = {}): Promise<Inbound
 /**
  * Waits until the message reaches `status` ('sent', 'delivered' or 'read'; a later status also
  * counts) or fails ('failed' receipt), and returns that receipt: check `receipt.status`. Fails
- * with `WaitTimeout` after the timeout.
+ * with `WaitTimeout` after the timeout. `messageId` is a message this conversation sent (a send
+ * with `confirm: true` resolves to it).
  */
 export async function waitForReceipt(
   messageId: string,
@@ -109,6 +110,8 @@ export async function waitForReceipt(
 ): Promise<Receipt> {
   checkWaitForReceipt(messageId, status, options as Record<string, unknown>);
   const conv = current();
+  // The agent forwards a message's receipts only to a conversation that watches them.
+  await conv.channel.hand({ op: 'receipts', messageId });
   const reached = () => {
     const receipt = conv.receipts.get(messageId);
     return receipt !== undefined && (rank(receipt.status) >= rank(status) || receipt.status === 'failed');

@@ -1,8 +1,8 @@
 /**
  * The conversation state of one workflow (a handler, or a workflow that called `useAgent`): its
- * place in the first-reply order, its send and wait counters, and what the agent workflow
- * signalled it (outcomes, routed messages, receipts). Module state is isolated per workflow
- * execution by the SDK.
+ * line to the agent (channel.ts), its place in the first-reply order, its send and wait counters,
+ * and what the agent workflow signalled it (outcomes, routed messages, receipts). Module state is
+ * isolated per workflow execution by the SDK.
  */
 import { ApplicationFailure, setHandler, workflowInfo } from '@temporalio/workflow';
 import { NO_AGENT_CONTEXT } from '../../protocol/failures';
@@ -10,6 +10,7 @@ import {
   cancelSignal,
   conversationQuery,
   inboundSignal,
+  movingSignal,
   receiptSignal,
   sendResultSignal,
 } from '../../protocol/messages';
@@ -19,6 +20,7 @@ import {
   routedMessageSchema,
   sendResultSchema,
 } from '../../protocol/message-schemas';
+import { Channel, type ChannelEnd } from './channel';
 import { setCheckedSignal } from './checked-handlers';
 import type { ConversationView, InboundMessage, Receipt, RoutedMessage, SendOutcome } from '../../protocol';
 
@@ -57,8 +59,8 @@ export interface Conversation {
   /** True once the human was told of the cancellation (told once). */
   cancelTold: boolean;
   settings: ConversationSettings;
-  /** Requests whose outcome nobody awaits (nudges): their outcomes are dropped on arrival. */
-  detached: Set<string>;
+  /** Its line to the agent: every request, wait, release and typing goes through it. */
+  channel: Channel;
   /**
    * The arrival number whose first reply this workflow owes: a handler's own message until its
    * first reply or wait, then each message routed to one of its waits until it answers or waits
@@ -89,11 +91,16 @@ export function current(): Conversation {
   return conversation;
 }
 
+/**
+ * Opens this workflow's conversation with the agent `agentWfId`. A handler's (`ends: 'handler'`)
+ * starts in `result` hand-over and its wrapper hands the rest over at its end (see channel.ts).
+ */
 export function open(
   agentWfId: string,
   agentKey: string,
   settings: ConversationSettings,
-  seq?: number,
+  seq: number | undefined,
+  ends: ChannelEnd,
 ): Conversation {
   conversation = {
     agentWorkflowId: agentWfId,
@@ -101,7 +108,7 @@ export function open(
     startedAt: Date.now(),
     cancelTold: false,
     settings,
-    detached: new Set(),
+    channel: new Channel(agentWfId, ends),
     seq,
     sends: 0,
     waits: 0,
@@ -111,9 +118,9 @@ export function open(
   };
   const conv = conversation;
   setCheckedSignal(sendResultSignal, sendResultSchema, ({ requestId, outcome }) => {
-    if (conv.detached.delete(requestId)) return;
     conv.outcomes.set(requestId, outcome);
   });
+  setHandler(movingSignal, () => conv.channel.buffer.moving());
   setCheckedSignal(inboundSignal, routedMessageSchema, (routed) => {
     // Routed to a wait that has ended: the agent hands it back and routes it on (it learnt of
     // the end from this workflow's wait signal), so taking it here would deliver it twice.

@@ -22,7 +22,7 @@ import { setActivityQueuePrefix } from './activity-queues';
 import { DEFAULT_CANCEL_WORDS } from './prompt-rules';
 import { release, reply } from './sending';
 import { EXPIRED_QUESTION_TEXT } from './text';
-import type { HandlerInput, InboundMessage } from '../../protocol';
+import type { HandlerInput, HandlerResult, InboundMessage } from '../../protocol';
 import { isCancelled } from './waiting';
 
 /**
@@ -74,7 +74,7 @@ export function useAgent(agentKey: string, options: ConversationOptions = {}): v
   }
   checkConversationOptions('useAgent', options as Record<string, unknown>);
   if (hasConversation()) return;
-  open(agentWorkflowId(agentKey), agentKey, settingsOf(options));
+  open(agentWorkflowId(agentKey), agentKey, settingsOf(options), undefined, 'none');
   handleLate(options);
 }
 
@@ -113,18 +113,20 @@ export type MessageHandler<Config = unknown> = (
  * Turns a function into a handler workflow. Export it under the agent's handler workflow type
  * (default `onMessage`): `export const onMessage = handleMessages(async (msg) => { ... })`.
  * A handler that ends with `ConversationCancelled` (an `ask` or `waitForMessage` after a cancel)
- * completes normally: the cancel was already told to the human.
+ * completes normally: the cancel was already told to the human. A handler that ends without
+ * having waited for anything hands its sends to the agent in its result (no signal, no extra
+ * workflow task); one that waited hands them over by signal as it goes.
  */
 export function handleMessages<Config = unknown>(
   handler: MessageHandler<Config>,
   options: ConversationOptions = {},
-): (input: HandlerInput) => Promise<void> {
-  return async (input: HandlerInput): Promise<void> => {
+): (input: HandlerInput) => Promise<HandlerResult | undefined> {
+  return async (input: HandlerInput): Promise<HandlerResult | undefined> => {
     // Checked here, not when the module loads: a throw while the bundle loads would fail every
     // workflow of the worker (the agent's too) instead of this handler, once.
     checkFunction('handleMessages', 'handler', handler ?? null);
     checkConversationOptions('handleMessages', options as Record<string, unknown>);
-    open(input.agentWorkflowId, input.agentKey, settingsOf(options), input.seq);
+    const conv = open(input.agentWorkflowId, input.agentKey, settingsOf(options), input.seq, 'handler');
     setActivityQueuePrefix(input.activityQueuePrefix);
     handleLate(options);
     const ctx: HandlerContext<Config> = {
@@ -136,11 +138,17 @@ export function handleMessages<Config = unknown>(
     try {
       await handler(input.message, ctx);
     } catch (err) {
-      if (!isCancelled(err)) throw err;
-    } finally {
-      await release();
+      if (!isCancelled(err)) {
+        // What it asked before it failed still reaches the agent (by signal: a failed workflow has
+        // no result); then it fails with its own error.
+        await release();
+        await conv.channel.endFailed().catch(() => undefined);
+        throw err;
+      }
     }
+    await release();
     // A late answer being handled when the handler returns is finished first.
-    await condition(allHandlersFinished);
+    if (!allHandlersFinished()) await condition(allHandlersFinished);
+    return conv.channel.end();
   };
 }

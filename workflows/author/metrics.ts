@@ -53,3 +53,8 @@ export function countAgentRefusal(agentKey: string, endpoint: string, status: nu
     .createCounter(M.agentRefusals)
     .add(1, { agent: agentKey, endpoint, status: status === undefined ? 'unknown' : String(status) });
 }
+
+/** Counts a send request the outbox gave up (its failure type). */
+export function countSendFailure(agentKey: string, type: string): void {
+  metricMeter.createCounter(M.sendFailures).add(1, { agent: agentKey, type });
+}

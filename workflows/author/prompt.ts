@@ -15,12 +15,12 @@ import {
   type NudgeOptions,
   type Parser,
 } from './prompt-rules';
-import { request, requestDetached, type SendOptions } from './sending';
+import { enqueue, request, type SendOptions } from './sending';
 import type { InboundMessage, OutboundMessage } from '../../protocol';
 import { beginWait, deadlineOf, tellCancelled, waitFor } from './waiting';
 
 /** `reconcileAmbiguous` defaults to true here: see {@link prompt}. */
-export interface PromptOptions<T> extends SendOptions {
+export interface PromptOptions<T> extends Omit<SendOptions, 'confirm'> {
   /** Turns the answer into the value: a zod schema (applied to the text) or a function returning the value or `invalid(reask)`. Default: the text. */
   parse?: Parser<T>;
   /** Answers accepted before giving up with `tooManyTries`. Default 3. */
@@ -93,7 +93,7 @@ export async function prompt<T = string>(
               times: nudgeTimes(start, nudge),
               send: () =>
                 // The wait in progress: a side command may have opened a new one since.
-                requestDetached(textMessage(nudgeText(nudge, text), { replyTo: questionId }), {
+                enqueue(textMessage(nudgeText(nudge, text), { replyTo: questionId }), {
                   reconcileAmbiguous: options.reconcileAmbiguous ?? true,
                   onlyWhileWaiting: conv.activeWait ?? waitId,
                 }),

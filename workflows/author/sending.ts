@@ -1,9 +1,12 @@
 /**
- * Sending from a conversation: every send goes through the agent workflow's outbox as a signal
- * with a deterministic request id; the outcome comes back as a signal.
+ * Sending from a conversation: every send goes to the agent workflow's outbox as an operation
+ * of the conversation's channel (channel.ts), with a deterministic request id. A send resolves
+ * once the agent has the request (a handler that ends without waiting hands its last sends over
+ * with its result): the outbox sends it once, in order, paced, and reports a failure to the
+ * operators. `{ confirm: true }` waits for the service's answer instead: it resolves to the
+ * message id and throws the send's typed failure.
  */
-import { ApplicationFailure, condition, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
-import { releaseSignal, sendRequestSignal, typingSignal } from '../../protocol/messages';
+import { ApplicationFailure, condition, workflowInfo } from '@temporalio/workflow';
 import { checkReply, checkSend, checkText, checkTyping } from './api-checks';
 import { textMessage, type TextMessageOptions } from './builders';
 import { current, type Conversation } from './conversation-state';
@@ -22,9 +25,16 @@ export interface SendOptions {
    * service records a 'sent' receipt within `reconcileSettleMs` of accepting. Default false.
    */
   reconcileAmbiguous?: boolean;
+  /**
+   * Wait for the service's answer: resolve to the message id (to quote it, or wait for its
+   * receipts), or throw the send's failure (`AmbiguousSend`, `SendRejected`, ...). Costs a round
+   * trip to the agent workflow. Default false: resolve once the agent has the request, and leave
+   * a failure to the agent, which logs it, counts it and shows it in `amsflow state`.
+   */
+  confirm?: boolean;
 }
 
-/** A message the outbox sent. */
+/** A message the service accepted (a send with `confirm: true`). */
 export interface SentMessage {
   messageId: string;
 }
@@ -60,12 +70,13 @@ function nudge(base: WorkflowSend, options: RequestExtras): SendRequest | undefi
     : { ...base, onlyWhileWaiting: options.onlyWhileWaiting };
 }
 
-/** Issues a send request to the agent's outbox; returns its id. */
-async function issue(
+/** Builds the send request for `message`; `notify` says whether its outcome comes back. */
+function build(
   conv: Conversation,
   message: OutboundMessage,
   options: SendOptions & RequestExtras,
-): Promise<string> {
+  notify: SendRequest['notify'],
+): SendRequest {
   const info = workflowInfo();
   // Read from the start event: the same on every replay, different for each run of the chain.
   const run = `${info.firstExecutionRunId}/${info.continuedFromExecutionRunId ?? '-'}`;
@@ -79,13 +90,12 @@ async function issue(
     requestId,
     message,
     requester: info.workflowId,
-    handlerSeq,
-    retryAmbiguous: options.retryAmbiguous,
-    reconcileAmbiguous: options.reconcileAmbiguous,
+    ...(handlerSeq === undefined ? {} : { handlerSeq }),
+    ...(options.retryAmbiguous === undefined ? {} : { retryAmbiguous: options.retryAmbiguous }),
+    ...(options.reconcileAmbiguous === undefined ? {} : { reconcileAmbiguous: options.reconcileAmbiguous }),
+    ...(notify ? { notify } : {}),
   };
-  const req: SendRequest = question(base, options) ?? nudge(base, options) ?? base;
-  await getExternalWorkflowHandle(conv.agentWorkflowId).signal(sendRequestSignal, req);
-  return requestId;
+  return question(base, options) ?? nudge(base, options) ?? base;
 }
 
 /** Sends and waits for the outcome; a failed send throws its typed `ApplicationFailure`. */
@@ -94,10 +104,11 @@ export async function request(
   options: SendOptions & RequestExtras = {},
 ): Promise<SentMessage> {
   const conv = current();
-  const requestId = await issue(conv, message, options);
-  await condition(() => conv.outcomes.has(requestId));
-  const outcome = conv.outcomes.get(requestId)!;
-  conv.outcomes.delete(requestId);
+  const req = build(conv, message, options, 'outcome');
+  await conv.channel.hand({ op: 'send', request: req });
+  await condition(() => conv.outcomes.has(req.requestId));
+  const outcome = conv.outcomes.get(req.requestId)!;
+  conv.outcomes.delete(req.requestId);
   if (outcome.ok) return { messageId: outcome.messageId };
   throw ApplicationFailure.create({
     type: outcome.type,
@@ -107,50 +118,71 @@ export async function request(
   });
 }
 
-/** Sends without waiting for the outcome, which is dropped when it comes (nudges). */
-export async function requestDetached(
+/** Hands a send to the outbox; resolves once the agent has it. Its outcome is the agent's. */
+export async function enqueue(
   message: OutboundMessage,
-  options: SendOptions & RequestExtras,
+  options: SendOptions & RequestExtras = {},
 ): Promise<void> {
   const conv = current();
-  const requestId = await issue(conv, message, options);
-  conv.detached.add(requestId);
+  await conv.channel.hand({ op: 'send', request: build(conv, message, options, undefined) });
+}
+
+/** A send: confirmed (the outcome) or handed to the outbox, as `options.confirm` says. */
+async function dispatch(message: OutboundMessage, options: SendOptions): Promise<SentMessage | undefined> {
+  const { confirm, ...rest } = options;
+  if (confirm) return request(message, rest);
+  await enqueue(message, rest);
+  return undefined;
 }
 
 /**
- * Sends any message through the agent's outbox and resolves to its message id. Fails with an
+ * Sends any message through the agent's outbox. Resolves once the agent has it; with
+ * `{ confirm: true }`, to its message id once the service accepted it, or fails with an
  * `ApplicationFailure` whose `type` is a {@link SendFailureType}: `AmbiguousSend` (it may have
  * been sent; not re-sent), `SendInvalid`, `SendUnauthorized`, `SendRejected`, `NoRecipient`,
  * `OutboxFull`.
  */
-export async function send(message: OutboundMessage, options: SendOptions = {}): Promise<SentMessage> {
+export function send(
+  message: OutboundMessage,
+  options: SendOptions & { confirm: true },
+): Promise<SentMessage>;
+export function send(message: OutboundMessage, options?: SendOptions): Promise<void>;
+export async function send(message: OutboundMessage, options: SendOptions = {}): Promise<SentMessage | void> {
   checkSend(message, options as Record<string, unknown>);
-  return request(message, options);
+  return dispatch(message, options);
 }
 
 export interface TextOptions extends SendOptions, TextMessageOptions {}
 
-/** Sends a text message. */
-export async function sendText(body: string, options: TextOptions = {}): Promise<SentMessage> {
+/** Sends a text message (see {@link send} for when it resolves). */
+export function sendText(body: string, options: TextOptions & { confirm: true }): Promise<SentMessage>;
+export function sendText(body: string, options?: TextOptions): Promise<void>;
+export async function sendText(body: string, options: TextOptions = {}): Promise<SentMessage | void> {
   checkText('sendText', body, options as Record<string, unknown>, true);
-  return request(textMessage(body, { replyTo: options.replyTo, previewUrl: options.previewUrl }), options);
+  const { replyTo, previewUrl, ...sendOptions } = options;
+  return dispatch(textMessage(body, { replyTo, previewUrl }), sendOptions);
 }
 
-/** Answers `message` with `text`, quoting it. */
+/** Answers `message` with `text`, quoting it (see {@link send} for when it resolves). */
+export function reply(
+  message: InboundMessage,
+  body: string,
+  options: SendOptions & { confirm: true },
+): Promise<SentMessage>;
+export function reply(message: InboundMessage, body: string, options?: SendOptions): Promise<void>;
 export async function reply(
   message: InboundMessage,
   body: string,
   options: SendOptions = {},
-): Promise<SentMessage> {
+): Promise<SentMessage | void> {
   checkReply(message, body, options as Record<string, unknown>);
-  return request(textMessage(body, { replyTo: message }), options);
+  return dispatch(textMessage(body, { replyTo: message }), options);
 }
 
 /** Shows the typing indicator on `message` (skipped when the typing budget is spent). */
 export async function typing(message: InboundMessage): Promise<void> {
   checkTyping(message);
-  const conv = current();
-  await getExternalWorkflowHandle(conv.agentWorkflowId).signal(typingSignal, { messageId: message.id });
+  await current().channel.hand({ op: 'typing', messageId: message.id });
 }
 
 /** Lets later messages' replies go before this handler's first reply (it has none now). */
@@ -159,5 +191,5 @@ export async function release(): Promise<void> {
   if (conv.seq === undefined) return;
   const seq = conv.seq;
   conv.seq = undefined;
-  await getExternalWorkflowHandle(conv.agentWorkflowId).signal(releaseSignal, { seq });
+  await conv.channel.hand({ op: 'release', seq });
 }

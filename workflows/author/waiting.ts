@@ -10,7 +10,6 @@
 import {
   ApplicationFailure,
   condition,
-  getExternalWorkflowHandle,
   setHandler,
   workflowInfo,
   type SignalDefinition,
@@ -18,12 +17,11 @@ import {
 import type { Duration } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common/lib/time';
 import { CONVERSATION_CANCELLED, WAIT_TIMEOUT } from '../../protocol/failures';
-import { waitSignal } from '../../protocol/messages';
 import { checkFirstOf } from './api-checks';
 import { textMessage } from './builders';
 import { current, type Conversation } from './conversation-state';
 import { commandOf, isCancelWord } from './prompt-rules';
-import { release, request, type SentMessage } from './sending';
+import { enqueue, release, type SentMessage } from './sending';
 import type { InboundMessage } from '../../protocol';
 
 /** How a wait ended: the typed result of {@link firstOf}. */
@@ -69,17 +67,25 @@ export function beginWait(conv: Conversation): number {
   return conv.activeWait;
 }
 
-/** Registers the active wait with the agent (a question's send registers it by itself). */
+/**
+ * Registers the active wait with the agent (a question's send registers it by itself). It goes
+ * with the conversation's next hand-over, before the workflow task ends: no message can be
+ * routed elsewhere meanwhile that this wait should have had, since routing happens in the agent
+ * after the registration arrived.
+ */
 async function register(conv: Conversation, plan: WaitPlan): Promise<void> {
   const waitId = beginWait(conv);
   if (!plan.next && !plan.questionId && !plan.answers) return;
-  await getExternalWorkflowHandle(conv.agentWorkflowId).signal(waitSignal, {
-    workflowId: workflowInfo().workflowId,
-    wait: true,
-    waitId,
-    ...(plan.questionId ? { questionId: plan.questionId } : {}),
-    nextToo: plan.next,
-    ...(plan.answers ? { answerWords: plan.answers.words, label: plan.answers.label } : {}),
+  await conv.channel.hand({
+    op: 'wait',
+    request: {
+      workflowId: workflowInfo().workflowId,
+      wait: true,
+      waitId,
+      ...(plan.questionId ? { questionId: plan.questionId } : {}),
+      nextToo: plan.next,
+      ...(plan.answers ? { answerWords: plan.answers.words, label: plan.answers.label } : {}),
+    },
   });
 }
 
@@ -88,11 +94,14 @@ async function endWait(conv: Conversation, lateText?: string): Promise<void> {
   const waitId = conv.activeWait;
   conv.activeWait = undefined;
   if (waitId === undefined) return;
-  await getExternalWorkflowHandle(conv.agentWorkflowId).signal(waitSignal, {
-    workflowId: workflowInfo().workflowId,
-    wait: false,
-    waitId,
-    ...(lateText ? { lateText } : {}),
+  await conv.channel.hand({
+    op: 'wait',
+    request: {
+      workflowId: workflowInfo().workflowId,
+      wait: false,
+      waitId,
+      ...(lateText ? { lateText } : {}),
+    },
   });
 }
 
@@ -100,7 +109,7 @@ async function endWait(conv: Conversation, lateText?: string): Promise<void> {
 export async function tellCancelled(conv: Conversation, cause?: InboundMessage): Promise<void> {
   if (conv.cancelTold || conv.settings.cancelledText === false) return;
   conv.cancelTold = true;
-  await request(textMessage(conv.settings.cancelledText(conv.name), cause ? { replyTo: cause } : {}));
+  await enqueue(textMessage(conv.settings.cancelledText(conv.name), cause ? { replyTo: cause } : {}));
 }
 
 /** What a routed message means for the wait; undefined when the wait goes on. */

@@ -5,7 +5,7 @@
  * `CARRIED_STATE_MAX_BYTES`, below Temporal's 2 MB payload limit; a unit test fills every part
  * to its bound with the largest entries and checks it.
  */
-import type { AgentCounters, AgentError, AgentRefusal } from '../../protocol';
+import type { AgentCounters, AgentError, AgentRefusal, FailedSend } from '../../protocol';
 import type { CarriedState } from './state-types';
 import type { FirstReplyOrder } from './first-reply-order';
 import type { Outbox } from './outbox';
@@ -29,6 +29,7 @@ export interface CarriedParts {
   inboundSeq: number;
   lastError?: AgentError;
   refusal?: AgentRefusal;
+  failedSends: FailedSend[];
   counters: AgentCounters;
   generation: number;
 }
@@ -50,6 +51,7 @@ export function composeCarried(parts: CarriedParts): CarriedState {
     },
     lastError: parts.lastError,
     ...(parts.refusal ? { refusal: parts.refusal } : {}),
+    ...(parts.failedSends.length > 0 ? { failedSends: parts.failedSends } : {}),
     counters: parts.counters,
     generation: parts.generation,
   };

@@ -1,8 +1,13 @@
 /**
  * The dispatcher: the one part that hands inbound messages on. It numbers each arrival, carries
  * out where it goes (decided in destination.ts over the router), and is the only caller of the
- * inbound and late signals and of handler starts; it also sends each receipt to the workflow
- * whose message it is about, and holds an answer to a send still in flight (quote-hold.ts).
+ * inbound and late signals and of handler starts; it also forwards receipts to the conversation
+ * that watches them, and holds an answer to a send still in flight (quote-hold.ts).
+ *
+ * A page never waits for its hand-offs: each start or signal is issued in the workflow task that
+ * reads the page (recorded in history, so the message may be marked read), and what comes of it
+ * later (a waiter that has closed, a handler's result) is followed by owned work that holds the
+ * hand-over to the next run until it is settled.
  */
 import { ParentClosePolicy, condition, getExternalWorkflowHandle, startChild } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
@@ -18,13 +23,22 @@ import type { LateAnswer, Waiter } from './router';
 import type { AgentRuntime } from './runtime';
 import { whichOneText, type WhichChoice } from './which-one';
 
+/** What becomes of a handler's result: its operations, taken by the ops intake. */
+export type HandlerResultSink = (workflowId: string, result: unknown) => Promise<void>;
+
 export class Dispatcher {
+  private takeResult: HandlerResultSink = () => Promise.resolve();
+
   constructor(private readonly rt: AgentRuntime) {}
 
+  /** Where handlers' results go (the ops intake, built after the dispatcher). */
+  onHandlerResult(sink: HandlerResultSink): void {
+    this.takeResult = sink;
+  }
+
   /**
-   * Hands off a page's fresh messages in arrival order. Every hand-off is issued at once (one
-   * workflow task starts all the children); routing decisions are still taken in arrival order,
-   * before the first await of each. An answer to a send in flight waits for it (quote-hold).
+   * Hands off a page's fresh messages in arrival order: every decision is taken now, every start
+   * and signal issued now. An answer to a send in flight waits for it (quote-hold).
    */
   async messages(fresh: InboundMessage[]): Promise<void> {
     const { inFlight } = this.rt;
@@ -34,38 +48,50 @@ export class Dispatcher {
       await condition(() => inFlight.current === undefined || inFlight.reconciling > 0);
     }
     const view = this.quoteView();
-    await Promise.all(
-      fresh.map((message) => {
-        const seq = this.rt.tally.arrival();
-        if (!mustHold(view, message)) return this.route(message, seq);
-        // Held in workflow state (continue-as-new waits for it): the page goes on without it.
-        void this.rt.supervisor.own(this.holdThenRoute(message, seq));
-        return Promise.resolve();
-      }),
-    );
+    for (const message of fresh) {
+      const seq = this.rt.tally.arrival();
+      if (!mustHold(view, message)) this.route(message, seq);
+      // Held in workflow state (continue-as-new waits for it): the page goes on without it.
+      else this.follow(this.holdThenRoute(message, seq));
+    }
   }
 
-  /** A wait signal: registers the wait, or ends it and routes on what it had not taken. */
-  async wait(req: WaitRequest): Promise<void> {
+  /** A wait request: registers the wait, or ends it and routes on what it had not taken. */
+  wait(req: WaitRequest): Promise<void> {
     const { workflowId, wait, waitId, questionId, nextToo, answerWords, label, lateText } = req;
     if (wait) {
       const answers = answerWords ? { words: answerWords, label: label ?? '' } : undefined;
       this.rt.router.register({ workflowId, waitId }, questionId, nextToo, answers);
-      return;
+      return Promise.resolve();
     }
     // A wait that ended after a message was routed to it hands the message back.
     const back = this.rt.router.end({ workflowId, waitId }, lateText);
-    if (back) await this.route(back.message, back.seq);
+    if (back) this.route(back.message, back.seq);
+    return Promise.resolve();
   }
 
-  /** Sends a receipt to the workflow that sent the message it is about, if one is known. */
+  /** Sends a receipt to the conversation that watches its message, if one does. */
   receipt(status: Status): void {
     const { rt } = this;
     rt.tally.receipt();
-    const requester = rt.ledger.receive(status, rt.now());
-    if (!requester) return;
-    rt.signals.track(
-      getExternalWorkflowHandle(requester).signal(receiptSignal, {
+    const watcher = rt.ledger.receive(status, rt.now());
+    if (watcher) this.forwardReceipt(watcher, status);
+  }
+
+  /**
+   * `workflowId` watches `messageId`'s receipts; a status reached already is forwarded now. A
+   * quiet poll open now was told to read past this message's receipts: it is ended, and the next
+   * poll (from the offset it had not moved) brings them back.
+   */
+  watchReceipts(messageId: string, workflowId: string): void {
+    const known = this.rt.ledger.watch(messageId, workflowId);
+    if (known) this.forwardReceipt(workflowId, known);
+    if (known?.status !== 'read' && known?.status !== 'failed') this.rt.poll.endQuiet();
+  }
+
+  private forwardReceipt(workflowId: string, status: Status): void {
+    this.rt.signals.track(
+      getExternalWorkflowHandle(workflowId).signal(receiptSignal, {
         messageId: status.id,
         status: status.status,
         timestamp: status.timestamp,
@@ -74,21 +100,32 @@ export class Dispatcher {
   }
 
   /** Hands `message` (arrival `seq`) to exactly one place (see destination.ts). */
-  private async route(message: InboundMessage, seq: number): Promise<void> {
+  private route(message: InboundMessage, seq: number): void {
     const to = destinationOf(this.rt.router, message);
     switch (to.kind) {
       case 'late':
-        return this.late(message, seq, to.late);
+        return this.follow(this.late(message, seq, to.late));
       case 'choice':
         return this.choice(message, seq, to.choice);
       case 'which':
         return this.askWhichOne(message, message, to.waits);
-      case 'waiters':
-        for (let waiter = this.rt.router.take(message); waiter; waiter = this.rt.router.take(message)) {
-          if (await this.deliver(waiter, message, seq)) return;
-        }
-        return this.startHandler(message, seq);
+      case 'waiters': {
+        const waiter = this.rt.router.take(message);
+        if (!waiter) return this.startHandler(message, seq);
+        return this.follow(this.deliverOrRouteOn(waiter, message, seq));
+      }
     }
+  }
+
+  /** Owns `work` and holds the hand-over to the next run until it is done. */
+  private follow(work: Promise<void>): void {
+    const release = this.rt.lifecycle.hold();
+    void this.rt.supervisor.own(work.finally(release));
+  }
+
+  /** Signals `message` to `waiter`; if the waiter has closed meanwhile, routes it on. */
+  private async deliverOrRouteOn(waiter: Waiter, message: InboundMessage, seq: number): Promise<void> {
+    if (!(await this.deliver(waiter, message, seq))) this.route(message, seq);
   }
 
   /** A late answer goes to its conversation; if that has ended, the agent says the question expired. */
@@ -108,7 +145,7 @@ export class Dispatcher {
   }
 
   /** A reply to a "which one?" list: its number picks the wait, anything else asks again. */
-  private async choice(message: InboundMessage, seq: number, choice: WhichChoice): Promise<void> {
+  private choice(message: InboundMessage, seq: number, choice: WhichChoice): void {
     if (choice.kind === 'again') {
       const again = askAgain(this.rt.router, choice);
       if ('waits' in again) this.askWhichOne(message, choice.list.answer, again.waits);
@@ -116,8 +153,12 @@ export class Dispatcher {
       return;
     }
     const waiter = this.rt.router.takeWordWaiter(choice.workflowId);
-    if (waiter && (await this.deliver(waiter, choice.answer, seq))) return;
-    this.answer(message, 'which', NOT_WAITING_TEXT);
+    if (!waiter) return void this.answer(message, 'which', NOT_WAITING_TEXT);
+    this.follow(
+      this.deliver(waiter, choice.answer, seq).then((settled) => {
+        if (!settled) this.answer(message, 'which', NOT_WAITING_TEXT);
+      }),
+    );
   }
 
   /** Answers `message` with the list of `waits`, and remembers it for the replies to it. */
@@ -159,34 +200,59 @@ export class Dispatcher {
     }
   }
 
-  /** Starts the handler workflow of `message`, once: a duplicate start means it was handled. */
-  private async startHandler(message: InboundMessage, seq: number): Promise<void> {
+  /**
+   * Starts the handler workflow of `message`, once: a duplicate start means it was handled. The
+   * start is issued now; its outcome and the handler's result are followed in owned work.
+   */
+  private startHandler(message: InboundMessage, seq: number): void {
     const { rt } = this;
+    const workflowId = handlerWorkflowId(rt.agentKey, message.id);
     // Holds later handlers' first replies back until this one has sent its own.
     rt.order.hold(seq, rt.now());
-    try {
-      await startChild(rt.input.handlerWorkflowType ?? 'onMessage', {
-        workflowId: handlerWorkflowId(rt.agentKey, message.id),
-        taskQueue: rt.input.handlerTaskQueue,
-        args: [
-          {
-            agentKey: rt.agentKey,
-            agentWorkflowId: rt.workflowId,
-            message,
-            seq,
-            ...(rt.input.botConfig === undefined ? {} : { config: rt.input.botConfig }),
-            activityQueuePrefix: rt.queuePrefix,
-          },
-        ],
-        parentClosePolicy: ParentClosePolicy.ABANDON,
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      });
-      countHandlerStart(rt.agentKey);
-    } catch (err) {
-      rt.order.release(seq);
-      // Started before (a replayed page, a run before continue-as-new): already handled.
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
+    rt.children.starting(workflowId);
+    const started = startChild(rt.input.handlerWorkflowType ?? 'onMessage', {
+      workflowId,
+      taskQueue: rt.input.handlerTaskQueue,
+      args: [
+        {
+          agentKey: rt.agentKey,
+          agentWorkflowId: rt.workflowId,
+          message,
+          seq,
+          ...(rt.input.botConfig === undefined ? {} : { config: rt.input.botConfig }),
+          activityQueuePrefix: rt.queuePrefix,
+        },
+      ],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    });
+    // The start is followed under a hold (continue-as-new waits for it); the result is not: at
+    // continue-as-new a handler still running is told to hand over by signal instead.
+    const whenStarted = started.then(
+      (handle) => {
+        rt.children.started(workflowId);
+        countHandlerStart(rt.agentKey);
+        return handle;
+      },
+      (err: unknown) => {
+        rt.children.gone(workflowId);
+        rt.order.release(seq);
+        // Started before (a replayed page, a run before continue-as-new): already handled.
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+        return undefined;
+      },
+    );
+    this.follow(whenStarted.then(() => undefined));
+    void this.rt.supervisor.own(
+      whenStarted.then(async (handle) => {
+        if (!handle) return;
+        const result: unknown = await handle.result().catch(() => undefined);
+        rt.children.gone(workflowId);
+        await this.takeResult(workflowId, result);
+        // A handler with nothing to send ends its hold on later handlers' first replies.
+        rt.order.release(seq);
+      }),
+    );
   }
 
   /** The agent's own answer to `message`, through the outbox; returns its request id. */
@@ -200,17 +266,12 @@ export class Dispatcher {
     return requestId;
   }
 
-  /** Holds `message` until the send now in flight has settled, then routes it; holds the hand-over. */
+  /** Holds `message` until the send now in flight has settled, then routes it. */
   private async holdThenRoute(message: InboundMessage, seq: number): Promise<void> {
     const { inFlight } = this.rt;
     const held = inFlight.current;
-    const release = this.rt.lifecycle.hold();
-    try {
-      await condition(() => inFlight.current !== held);
-      await this.route(message, seq);
-    } finally {
-      release();
-    }
+    await condition(() => inFlight.current !== held);
+    this.route(message, seq);
   }
 
   private quoteView(): QuoteView {

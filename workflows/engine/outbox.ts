@@ -85,6 +85,11 @@ export class Outbox {
     return best;
   }
 
+  /** True when a queued request waits for an earlier handler's first-reply turn. */
+  heldBack(order: FirstReplyOrder): boolean {
+    return this.queue.some((req) => order.blocks(req.handlerSeq));
+  }
+
   /** Moves `req` from the queue to `sending`. */
   start(req: Queued): void {
     this.queue.splice(this.queue.indexOf(req), 1);

@@ -1,11 +1,14 @@
 /**
  * The poll loop: one long poll at a time, paced by the updates window, from the offset in
  * workflow state; each page's messages are handed to the dispatcher in arrival order before the
- * offset moves past them, and its receipts too. A failed poll is retried from the same offset
- * after Retry-After, the 429 ladder or the backoff (core/backoff.ts). Owns the cursor, the open
- * poll and the poll deadline.
+ * offset moves past them, and its receipts too. The waits before a poll (the window's pacing,
+ * the even cadence after a page) are the activity's own (`startAfterMs`), and so are the
+ * mark-reads, which ride with it: a page costs the agent one workflow task. A failed poll is
+ * retried from the same offset after Retry-After, the 429 ladder or the backoff
+ * (core/backoff.ts). Owns the cursor, the open poll and the poll deadline.
  */
 import { CancellationScope, condition, isCancellation, sleep } from '@temporalio/workflow';
+import type { MarkReadInput } from '../../activities/mark-reads';
 import type { QuietPollingInput } from '../../activities/quiet-polling';
 import type { PollOutput } from '../../activities/types';
 import type { Dispatcher } from './dispatcher';
@@ -14,8 +17,9 @@ import { readToEnd } from './poll-cursor';
 import { pageKind, waitAfterPage } from './poll-budget';
 import { expectPoll, pollFailed, untilResumed } from './poll-health';
 import { assumeQuietPolls, quietPollingFor, recordQuietPolls, type QuietPollContext } from './quiet-poll';
+import { rideReport } from './ride-report';
 import type { AgentRuntime } from './runtime';
-import { FRESH_RETRY_STATE, backoffMs, retryAfterRejection, type RetryState } from './send-policy';
+import { FRESH_RETRY_STATE, backoffMs, decide, retryAfterRejection, type RetryState } from './send-policy';
 
 /** Where the loop is in its retries after failed polls. */
 interface PollRetry {
@@ -25,10 +29,17 @@ interface PollRetry {
   notBefore: number | undefined;
 }
 
+/** A wait before a poll longer than this is a workflow timer, not the activity's (its timeouts stay short). */
+const ACTIVITY_WAIT_MAX_MS = 20_000;
+/** Mark-reads handed to one poll at most (it paces them by the statuses window). */
+const MARK_READS_PER_POLL = 50;
+
 export async function runPollLoop(rt: AgentRuntime, dispatcher: Dispatcher): Promise<void> {
   const { lifecycle } = rt;
   // A retry time carried from the previous run (a poll refused just before continue-as-new).
   const retry: PollRetry = { failures: 0, retry: FRESH_RETRY_STATE, notBefore: rt.cursor.retryAt };
+  /** The even cadence's wait after the last page (the next poll starts after it). */
+  let cadenceMs = 0;
   // Runs through draining too (a send being reconciled needs polls); the open poll is cancelled
   // at continue-as-new.
   for (;;) {
@@ -37,17 +48,28 @@ export async function runPollLoop(rt: AgentRuntime, dispatcher: Dispatcher): Pro
     // Stopped by a final refusal: no poll until resumed (refusal.ts), then at once.
     if (rt.status.refusal && !(await untilResumed(rt))) return;
     expectPoll(rt, 'paced', retry.notBefore);
-    const confirm = await rt.pace(rt.windows.updates, { notBefore: retry.notBefore });
-    const pollStartedAt = rt.now();
+    let plan = planAhead(rt, retry.notBefore, cadenceMs);
+    if (plan.waitMs > ACTIVITY_WAIT_MAX_MS) {
+      // A long wait (a 429's Retry-After, a full window): a durable timer, then plan again.
+      plan.cancel();
+      await sleep(plan.waitMs);
+      if (lifecycle.pollEnding) return;
+      plan = planAhead(rt, retry.notBefore, 0);
+    }
+    cadenceMs = 0;
     const timeoutSeconds = rt.cursor.timeoutSeconds(rt.tuning.pollTimeoutSeconds);
     const quiet = timeoutSeconds > 0 ? quietPollingFor(quietContext(rt)) : undefined;
-    expectPoll(rt, quiet ? 'quiet' : 'long');
+    const markRead = markReadsFor(rt);
+    rt.deadline.expect(quiet ? 'quiet' : 'long', rt.now() + plan.waitMs);
+    const pollStartedAt = rt.now() + plan.waitMs;
     let result: PollOutput;
     try {
-      result = await pollOnce(rt, timeoutSeconds, quiet);
+      result = await pollOnce(rt, timeoutSeconds, quiet, plan.waitMs, markRead);
     } catch (err) {
+      rt.statuses.rode(rt.now(), undefined);
+      if (markRead) assumeSpent(rt, markRead.ids.length);
       if (lifecycle.draining && isCancellation(err)) return;
-      confirm(rt.now());
+      plan.confirm(rt.now());
       if (quiet) assumeQuietPolls(rt.windows.updates, quiet, pollStartedAt, rt.now());
       if (quiet && isCancellation(err)) continue; // ended for a reconciliation: poll again at once
       const info = pollFailed(rt, err);
@@ -58,22 +80,76 @@ export async function runPollLoop(rt: AgentRuntime, dispatcher: Dispatcher): Pro
     } finally {
       rt.poll.closed();
     }
+    tookMarkReads(rt, result);
     Object.assign(retry, { failures: 0, retry: FRESH_RETRY_STATE, notBefore: undefined });
     rt.cursor.retryAt = undefined;
     rt.deadline.ended(rt.now());
     rt.tally.polled(1 + recordQuietPolls(rt.windows.updates, result.quietPolls));
-    confirm(rt.now());
+    plan.confirm(result.startedAt);
     // Answered before the cancellation reached it: the next run reads the page again.
     if (lifecycle.pollEnding) return;
+    // Receipts a quiet poll read past: for the ledger and the counters (nobody waits for them).
+    if (result.status !== 'page') for (const status of result.readPast ?? []) dispatcher.receipt(status);
+    if (result.status !== 'page' && result.offsetAfter !== undefined) rt.cursor.advance(result.offsetAfter);
     if (result.status === 'page') await processPage(rt, dispatcher, result);
     // 204: same offset. 409: a poll that outlived its activity, or another program on the
     // token; harmless, poll again from the same offset. Only a poll that read to the end of the
     // stream can be a reconciliation's fence: a full page may have left the receipt behind, a
     // 409 read nothing.
     rt.cursor.completed(pollStartedAt, readToEnd(result, rt.tuning.pollLimit));
-    const pause = afterPoll(rt, result);
-    if (pause) await pause;
+    cadenceMs = cadenceAfter(rt, result);
+    if (rt.tuning.idlePollMs > 0) await idleAfter(rt, result);
   }
+}
+
+/**
+ * When the next poll may start (the updates window's pacing, a retry wait, the cadence), as a
+ * wait from now, and the window's record of it (moved to when it really started, or cancelled).
+ */
+function planAhead(
+  rt: AgentRuntime,
+  notBefore: number | undefined,
+  afterMs: number,
+): { waitMs: number; confirm: (at: number) => void; cancel: () => void } {
+  const now = rt.now();
+  let at = now + afterMs;
+  for (;;) {
+    const decision = decide(rt.windows.updates, at, { notBefore }, rt.tuning.pacingMarginMs);
+    if (decision.action === 'send') break;
+    at += decision.ms;
+  }
+  const confirm = rt.windows.updates.record(at);
+  return {
+    waitMs: at - now,
+    confirm,
+    cancel: () => rt.windows.updates.forget(at),
+  };
+}
+
+/** The mark-reads the next poll takes along, with the statuses window as it stands. */
+function markReadsFor(rt: AgentRuntime): MarkReadInput | undefined {
+  const ids = rt.statuses.ride(rt.now(), MARK_READS_PER_POLL);
+  if (ids.length === 0) return undefined;
+  const { statuses, windowMs } = rt.input.limits;
+  return {
+    ids,
+    limit: statuses,
+    windowMs,
+    marginMs: rt.tuning.pacingMarginMs,
+    times: rt.windows.statuses.snapshot(),
+  };
+}
+
+/** Books what the poll reports of its mark-reads: done, refused, handed back; their requests. */
+function tookMarkReads(rt: AgentRuntime, result: PollOutput): void {
+  const report = result.markRead;
+  for (const at of report?.times ?? []) rt.windows.statuses.record(at);
+  rt.statuses.rode(rt.now(), rideReport(report, rt.tuning));
+}
+
+/** A poll that failed told nothing of its mark-reads: count each as a request made now. */
+function assumeSpent(rt: AgentRuntime, n: number): void {
+  for (let i = 0; i < n; i++) rt.windows.statuses.record(rt.now());
 }
 
 /** One poll activity, in a scope the open poll can cancel (the poll loop's `OpenPoll`). */
@@ -81,6 +157,8 @@ function pollOnce(
   rt: AgentRuntime,
   timeoutSeconds: number,
   quiet: QuietPollingInput | undefined,
+  startAfterMs: number,
+  markRead: MarkReadInput | undefined,
 ): Promise<PollOutput> {
   const scope = new CancellationScope();
   // A reconciliation needs a poll that starts after its fence: a quiet poll gives way.
@@ -93,6 +171,8 @@ function pollOnce(
       // The first poll of a new agent answers at once, with the creator in `contacts`.
       timeoutSeconds,
       ...(quiet ? { quiet } : {}),
+      ...(startAfterMs > 0 ? { startAfterMs } : {}),
+      ...(markRead ? { markRead } : {}),
     }),
   );
 }
@@ -111,25 +191,12 @@ function retryLater(rt: AgentRuntime, state: PollRetry, verdict: ReturnType<type
   rt.cursor.retryAt = state.notBefore;
 }
 
-/**
- * The wait after a completed poll: receipts settle, the cadence, or (idle polling) a wake; none
- * when there is nothing to wait for (no promise, not even an extra tick, so that this run's
- * commands keep their order).
- */
-function afterPoll(rt: AgentRuntime, result: PollOutput): Promise<void> | undefined {
+/** The wait after a completed poll (the cadence after a page, receipts settling): the next poll's. */
+function cadenceAfter(rt: AgentRuntime, result: PollOutput): number {
   const kind = pageKind(result);
-  const wait =
-    rt.tuning.idlePollMs > 0 || kind === 'nothing'
-      ? 0
-      : waitAfterPage(kind, rt.windows.updates, rt.now(), rt.tuning);
-  // A page shorter than the limit left nothing behind: anything newer comes with a wake.
-  const short = result.status !== 'page' || readToEnd(result, rt.tuning.pollLimit);
-  const idles = short && rt.tuning.idlePollMs > 0;
-  if (wait <= 0 && !idles) return undefined;
-  return (async () => {
-    if (wait > 0) await sleep(wait);
-    if (idles) await idle(rt);
-  })();
+  // Idle polling (the harness) polls on a wake: no cadence to keep.
+  if (kind === 'nothing' || rt.tuning.idlePollMs > 0) return 0;
+  return waitAfterPage(kind, rt.windows.updates, rt.now(), rt.tuning);
 }
 
 function quietContext(rt: AgentRuntime): QuietPollContext {
@@ -138,12 +205,21 @@ function quietContext(rt: AgentRuntime): QuietPollContext {
     limits: rt.input.limits,
     window: rt.windows.updates,
     fenceWanted: rt.inFlight.reconciling > 0,
+    watched: rt.ledger.watched(),
   };
 }
 
-/** With `idlePollMs`: after a poll that left nothing behind, wait for a wake signal or the interval. */
-async function idle(rt: AgentRuntime): Promise<void> {
+/**
+ * With `idlePollMs` (the bot test harness): after a poll that left nothing behind, wait for a
+ * wake signal or the interval before polling again.
+ */
+async function idleAfter(rt: AgentRuntime, result: PollOutput): Promise<void> {
   const { lifecycle } = rt;
+  // A page shorter than the limit left nothing behind: anything newer comes with a wake.
+  const short = result.status !== 'page' || readToEnd(result, rt.tuning.pollLimit);
+  if (!short) return;
+  // Mark-reads that may go now ride with a poll at once (it answers at once: idle polls wait 0 s).
+  if (rt.statuses.dueNow(rt.now()) && rt.windows.statuses.delay(rt.now()) === 0) return;
   expectPoll(rt, 'idle');
   if (!lifecycle.wakeWanted)
     await condition(() => lifecycle.wakeWanted || lifecycle.draining, rt.tuning.idlePollMs);

@@ -1,7 +1,8 @@
 /**
- * The workflow's side of quiet polling (activities/quiet-polling.ts): while pages come back
- * empty, one poll activity polls again by itself for up to `quietPollMs`, so an idle agent costs
- * no workflow task per long poll. This module decides when a poll may be quiet, and records the
+ * The workflow's side of quiet polling (activities/quiet-polling.ts): while polls bring nothing
+ * needed now (empty pages, receipts nobody watches), one poll activity polls again by itself for
+ * up to `quietPollMs`, so an idle agent costs no workflow task per long poll, nor a reply its
+ * receipts. This module decides when a poll may be quiet, and records the
  * activity's extra polls in the updates window. Pure.
  */
 import type { QuietPollingInput } from '../../activities/quiet-polling';
@@ -14,6 +15,8 @@ export interface QuietPollContext {
   window: SlidingWindow;
   /** A reconciliation waits for a poll that starts after its fence: polls return at once. */
   fenceWanted: boolean;
+  /** Message ids whose receipts a conversation watches: a page with one of them comes back. */
+  watched: string[];
 }
 
 /** The quiet-polling input for the next poll, or undefined for one plain long poll. */
@@ -28,6 +31,9 @@ export function quietPollingFor(ctx: QuietPollContext): QuietPollingInput | unde
     reserve: tuning.pollReserve,
     marginMs: tuning.pacingMarginMs,
     times: ctx.window.snapshot(),
+    watched: ctx.watched,
+    receiptSettleMs: tuning.receiptSettleMs,
+    minSettleMs: tuning.minSettleMs,
   };
 }
 

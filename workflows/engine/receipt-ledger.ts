@@ -1,45 +1,58 @@
 /**
- * Receipts: who waits for the receipts of which sent message, and the evidence an ambiguous send
- * is settled with. Bounded: routes and sent ids beyond `limit` are forgotten oldest first, and
- * a receipt for an id nobody waits for is dropped and counted. Pure.
+ * Receipts: which conversation watches the receipts of which sent message, the furthest status
+ * each recent message of ours reached, and the evidence an ambiguous send is settled with. A
+ * receipt nobody watches wakes nobody (it is counted and dropped); a watch that comes after its
+ * message's receipt gets that status at once. Bounded: sent ids beyond `limit`, watches beyond
+ * `WATCHES_KEPT` and statuses beyond `STATUSES_KEPT` are forgotten oldest first. Pure.
  */
 import type { Status } from '../../protocol';
 import { BoundedMap } from './bounded-map';
 
 export interface LedgerState {
+  /** Watched message id -> the workflow its receipts go to. */
   receiptRoutes: [string, string][];
   sentIds: string[];
+  /** The furthest receipt status of our recent messages that had one (message id -> status). */
+  statuses?: [string, string][];
   unclaimedSent: { id: string; seenAt: number }[];
   receiptsDropped?: number;
 }
 
 /** How many unexplained 'sent' receipts are kept as evidence. */
 const UNCLAIMED_KEPT = 20;
+/** How many of our messages' statuses are kept for watches that come after their receipt. */
+export const STATUSES_KEPT = 200;
+/** How many watches are kept (a watch is an explicit `waitForReceipt`: few are open at once). */
+export const WATCHES_KEPT = 200;
+
+const RANK: Record<string, number> = { sent: 1, delivered: 2, read: 3, failed: 4 };
+const rank = (status: string) => RANK[status] ?? 0;
 
 export class ReceiptLedger {
-  /** Sent message id -> the workflow that gets its receipts. */
+  /** Watched sent message id -> the workflow that gets its receipts. */
   private readonly routes: BoundedMap<string, string>;
   /** Ids of messages this agent is known to have sent: their receipts are evidence of nothing else. */
   private readonly sentIds: BoundedMap<string, true>;
+  private readonly statuses: BoundedMap<string, string>;
   /** 'sent' receipts for ids no send of ours returned: evidence that an ambiguous attempt was accepted. */
   private unclaimedSent: { id: string; seenAt: number }[];
-  /** Receipts for messages nobody waits for (no route, or the route was forgotten). */
+  /** Receipts for messages nobody watches. */
   dropped: number;
 
   constructor(limit: number, carried?: Partial<LedgerState>) {
-    this.routes = new BoundedMap(limit, carried?.receiptRoutes ?? []);
+    this.routes = new BoundedMap(Math.min(limit, WATCHES_KEPT), carried?.receiptRoutes ?? []);
     this.sentIds = new BoundedMap(
       limit,
       (carried?.sentIds ?? []).map((id) => [id, true] as const),
     );
+    this.statuses = new BoundedMap(STATUSES_KEPT, carried?.statuses ?? []);
     this.unclaimedSent = [...(carried?.unclaimedSent ?? [])];
     this.dropped = carried?.receiptsDropped ?? 0;
   }
 
-  /** A send of ours returned `messageId`; its receipts go to `requester`, if any. */
-  sent(messageId: string, requester?: string): void {
+  /** A send of ours returned `messageId`. */
+  sent(messageId: string): void {
     this.sentIds.set(messageId, true);
-    if (requester) this.routes.set(messageId, requester);
   }
 
   /** Whether a send of ours is known to have returned `messageId`. */
@@ -47,7 +60,17 @@ export class ReceiptLedger {
     return this.sentIds.has(messageId);
   }
 
-  /** Records a receipt seen at `now`; returns the workflow to forward it to, if any. */
+  /**
+   * `workflowId` watches the receipts of `messageId`. Returns the status it already reached, if a
+   * receipt came before the watch, so that the watcher gets it at once.
+   */
+  watch(messageId: string, workflowId: string): Status | undefined {
+    const known = this.statuses.get(messageId);
+    if (known !== 'read' && known !== 'failed') this.routes.set(messageId, workflowId);
+    return known === undefined ? undefined : { id: messageId, status: known };
+  }
+
+  /** Records a receipt seen at `now`; returns the workflow to forward it to, if any watches it. */
   receive(status: Status, now: number): string | undefined {
     if (
       status.status === 'sent' &&
@@ -56,14 +79,17 @@ export class ReceiptLedger {
     ) {
       this.unclaimedSent = [...this.unclaimedSent, { id: status.id, seenAt: now }].slice(-UNCLAIMED_KEPT);
     }
-    const requester = this.routes.get(status.id);
-    if (!requester) {
+    const before = this.statuses.get(status.id);
+    if (before === undefined || rank(status.status) > rank(before))
+      this.statuses.set(status.id, status.status);
+    const watcher = this.routes.get(status.id);
+    if (!watcher) {
       this.dropped++;
       return undefined;
     }
     // Nothing follows a read or failed receipt.
     if (status.status === 'read' || status.status === 'failed') this.routes.delete(status.id);
-    return requester;
+    return watcher;
   }
 
   /**
@@ -81,10 +107,16 @@ export class ReceiptLedger {
     this.sentIds.set(id, true);
   }
 
+  /** The watched message ids (the poll activity brings their receipts back at once). */
+  watched(): string[] {
+    return [...this.routes.keys()];
+  }
+
   snapshot(): LedgerState {
     return {
       receiptRoutes: [...this.routes.entries()],
       sentIds: [...this.sentIds.keys()],
+      statuses: [...this.statuses.entries()],
       unclaimedSent: [...this.unclaimedSent],
       receiptsDropped: this.dropped,
     };

@@ -6,13 +6,14 @@
  */
 import { allHandlersFinished, log, sleep, workflowInfo } from '@temporalio/workflow';
 import { countAgentRefusal } from '../author/metrics';
-import type { AgentError, AgentRefusal } from '../../protocol';
+import type { AgentError, AgentRefusal, SendOutcome } from '../../protocol';
 import type { AgentWorkflowInput, CarriedState } from './state-types';
 import { agentActivities, type AgentActivities } from './activity-proxies';
 import { AgentStatus } from './agent-status';
 import { composeCarried } from './carried-state';
 import { failureInfo } from './failure';
 import { FirstReplyOrder } from './first-reply-order';
+import { HandlerChildren } from './handler-children';
 import { Lifecycle } from './lifecycle';
 import { OpenPoll } from './open-poll';
 import { Outbox } from './outbox';
@@ -57,6 +58,8 @@ export class AgentRuntime {
   readonly deadline: PollDeadline;
   /** Signals to other workflows the agent does not wait for. */
   readonly signals = new SignalTracker();
+  /** Handlers of this run that may still complete into it (owned by the dispatcher). */
+  readonly children = new HandlerChildren();
   readonly lifecycle: Lifecycle;
 
   constructor(
@@ -129,6 +132,25 @@ export class AgentRuntime {
     return Date.now();
   }
 
+  /**
+   * A send request given up whose requester is not told (it did not ask): logged once, counted,
+   * and kept for `amsflow state`, so that no failure goes unseen.
+   */
+  sendFailed(req: { requestId: string; requester?: string }, outcome: SendOutcome): void {
+    if (outcome.ok) return;
+    const at = new Date(this.now()).toISOString();
+    this.status.sendFailed({
+      requestId: req.requestId,
+      ...(req.requester ? { requester: req.requester } : {}),
+      type: outcome.type,
+      at,
+    });
+    log.warn(
+      `agent ${this.agentKey}: a send of ${req.requester ?? 'an outside caller'} was given up (${outcome.type}): ${outcome.message}`,
+      { agentKey: this.agentKey, requestId: req.requestId, type: outcome.type },
+    );
+  }
+
   noteError(where: AgentError['where'], err: unknown): void {
     this.status.noteError(where, failureInfo(err), new Date().toISOString());
   }
@@ -161,6 +183,7 @@ export class AgentRuntime {
       counters: this.tally.snapshot(),
       lastError: this.status.lastError,
       refusal: this.status.refusal,
+      failedSends: this.status.failedSends,
     });
   }
 }

@@ -4,8 +4,7 @@
  * settles ambiguous attempts only as the request opted in, and hands the outcome back. Owns the
  * send in flight (send-in-flight.ts).
  */
-import { condition, getExternalWorkflowHandle } from '@temporalio/workflow';
-import { sendResultSignal } from '../../protocol/messages';
+import { condition } from '@temporalio/workflow';
 import type { SendFailureType, SendOutcome } from '../../protocol';
 import { failureInfo, sendVerdict, type FailureInfo } from './failure';
 import type { Queued } from './outbox';
@@ -18,18 +17,21 @@ import {
   retryAllowed,
   type RetryState,
 } from './send-policy';
-import type { SignalTracker } from './signal-tracker';
-import { reportOutbox } from '../author/metrics';
+import { countSendFailure, reportOutbox } from '../author/metrics';
+import { notifyRequester, wantsToHear } from './requester';
 
 export async function runOutbox(rt: AgentRuntime): Promise<never> {
   const { lifecycle } = rt;
   const next = () =>
     lifecycle.pollEnding ? undefined : rt.outbox.next(rt.order, rt.now(), lifecycle.draining);
   const ready = () => next() !== undefined;
+  const heldBack = () => !lifecycle.pollEnding && rt.outbox.heldBack(rt.order);
   for (;;) {
-    // Wakes for a held first-reply turn that expires; idle, it costs no workflow task at all.
-    const expiry = rt.order.nextExpiry(rt.now());
-    if (expiry === undefined) await condition(ready);
+    // A timer only while a request waits for an earlier handler's first-reply turn to expire:
+    // idle, or with nothing held back, the loop costs no timer and no workflow task at all.
+    const waiting = heldBack();
+    const expiry = waiting ? rt.order.nextExpiry(rt.now()) : undefined;
+    if (expiry === undefined) await condition(() => ready() || (!waiting && heldBack()));
     else if (!(await condition(ready, expiry))) continue;
     // Re-evaluated: another coroutine (draining for continue-as-new) may have run since.
     const req = next();
@@ -44,11 +46,17 @@ export async function runOutbox(rt: AgentRuntime): Promise<never> {
   }
 }
 
-/** Books an outcome: counters, receipt route, the reply wait of a question, and the requester. */
+/**
+ * Books an outcome: counters, the sent id, the reply wait of a question, and the requester (told
+ * only when it asked; a failure nobody is told of is reported to operators instead).
+ */
 function settle(rt: AgentRuntime, req: Queued, outcome: SendOutcome): void {
   rt.tally.sent(outcome.ok);
+  // A nudge whose wait was answered is not a failure: it is not needed any more.
+  const failed = !outcome.ok && outcome.type !== 'NotWaiting';
+  if (failed) countSendFailure(rt.agentKey, outcome.type);
   if (outcome.ok) {
-    rt.ledger.sent(outcome.messageId, req.requester);
+    rt.ledger.sent(outcome.messageId);
     // A "which one?" list is found by the id a reply to it quotes.
     rt.router.whichOnes.sent(req.requestId, outcome.messageId);
     if (req.requester && req.expectReply) {
@@ -61,17 +69,10 @@ function settle(rt: AgentRuntime, req: Queued, outcome: SendOutcome): void {
       );
     }
   }
-  if (req.via === 'signal' && req.requester)
+  if (req.via !== 'signal') return;
+  if (req.requester && wantsToHear(req, outcome))
     notifyRequester(rt.signals, req.requester, req.requestId, outcome);
-}
-
-export function notifyRequester(
-  signals: SignalTracker,
-  requester: string,
-  requestId: string,
-  outcome: SendOutcome,
-): void {
-  signals.track(getExternalWorkflowHandle(requester).signal(sendResultSignal, { requestId, outcome }));
+  else if (failed) rt.sendFailed(req, outcome);
 }
 
 /** What to do after a failed attempt: try again after `notBefore`, or end with `outcome`. */

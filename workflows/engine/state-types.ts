@@ -2,7 +2,13 @@
  * The agent workflow's own input and carried state: what only the engine reads. What crosses a
  * boundary (its start input, state view, send and wait requests) is in protocol/.
  */
-import type { AgentCounters, AgentError, AgentRefusal, AgentStartInput } from '../../protocol/agent';
+import type {
+  AgentCounters,
+  AgentError,
+  AgentRefusal,
+  AgentStartInput,
+  FailedSend,
+} from '../../protocol/agent';
 import type { SendOutcome, SendRequestFields } from '../../protocol/sends';
 import type { CursorState } from './poll-cursor';
 import type { LedgerState } from './receipt-ledger';
@@ -29,6 +35,8 @@ export interface CarriedState extends CursorState, RouterState, LedgerState, Sta
   lastError?: AgentError;
   /** Set while a final refusal has stopped the agent (see `workflows/engine/refusal.ts`). */
   refusal?: AgentRefusal;
+  /** The last send requests given up (see `AgentStatus`). */
+  failedSends?: FailedSend[];
   counters: AgentCounters;
   generation: number;
 }

@@ -19,6 +19,7 @@ export function stateView(rt: AgentRuntime): AgentStateView {
     historyLength: workflowInfo().historyLength,
     draining: rt.lifecycle.draining,
     lastError,
+    failedSends: rt.status.failedSends,
     counters: rt.tally.snapshot(),
     status: refusal?.status ?? 'running',
     ...(refusal ? { refusal } : {}),

@@ -1,12 +1,14 @@
 /**
  * Mark-read and typing requests waiting for the statuses endpoint. Policy (pure, bounded):
- * - mark-read: every message handed off is queued once; a failed mark-read stays at the head
- *   and is retried (after Retry-After or a backoff) until it succeeds, is refused for good
- *   (4xx, unknown agent), or has failed for `giveUpMs`. Past `maxPending` the oldest is
- *   dropped (it stays unread in the buffer; nothing else depends on it) and counted.
+ * - mark-read: every message handed off is queued once and rides with the next poll activity
+ *   (activities/mark-reads.ts), which marks it read paced by the statuses window. A poll hands
+ *   back what it did not get to (the page came first, or a failure that may pass stopped it:
+ *   those are retried after Retry-After or a backoff), drops what the service refused for good,
+ *   and an entry failing for `giveUpMs` is given up. Past `maxPending` the oldest is dropped (it
+ *   stays unread in the buffer; nothing else depends on it) and counted.
  * - typing: at most `maxTyping` distinct messages, newest kept; an indicator that cannot go at
  *   once (budget spent) is dropped, because a late typing indicator is worse than none.
- * Neither ever delays a reply: they have their own windows and their own loop.
+ * Neither ever delays a reply: they have their own windows, and typing its own loop.
  */
 export interface MarkReadEntry {
   messageId: string;
@@ -27,8 +29,18 @@ export interface StatusQueueState {
   markReadDropped?: number;
 }
 
+/** What a poll reports of the mark-reads it rode with (see activities/mark-reads.ts). */
+export interface RideReport {
+  done: string[];
+  refused: string[];
+  /** A failure that may pass stopped the riding: how long to wait before the next try. */
+  retry?: { waitMs: number };
+}
+
 export class StatusQueue {
-  private readonly markRead: MarkReadEntry[];
+  private markRead: MarkReadEntry[];
+  /** Entries handed to the poll now open (still ours: carried, handed back when it ends). */
+  private riding: MarkReadEntry[] = [];
   private readonly typing: string[] = [];
   /** Mark-reads given up (too many pending, refused, or failing too long). */
   dropped: number;
@@ -54,11 +66,11 @@ export class StatusQueue {
   }
 
   get pendingMarkRead(): number {
-    return this.markRead.length;
+    return this.markRead.length + this.riding.length;
   }
 
-  get isEmpty(): boolean {
-    return this.markRead.length === 0 && this.typing.length === 0;
+  get hasTyping(): boolean {
+    return this.typing.length > 0;
   }
 
   /** The next typing indicator to show, taken off the queue. */
@@ -66,46 +78,55 @@ export class StatusQueue {
     return this.typing.shift();
   }
 
-  /** The mark-read at the head, left on the queue until it is settled. */
-  headMarkRead(): MarkReadEntry | undefined {
-    return this.markRead[0];
+  /** Whether a mark-read is due at `now` (none waits out a failure). */
+  dueNow(now: number): boolean {
+    return this.markRead.some((e) => (e.notBefore ?? 0) <= now);
   }
 
-  /** The head mark-read succeeded. */
-  markReadDone(): void {
-    this.markRead.shift();
+  /** Hands up to `max` mark-reads due at `now` to the next poll (oldest first). */
+  ride(now: number, max: number): string[] {
+    const due = this.markRead.filter((e) => (e.notBefore ?? 0) <= now).slice(0, max);
+    this.markRead = this.markRead.filter((e) => !due.includes(e));
+    this.riding = due;
+    return due.map((e) => e.messageId);
   }
 
-  /**
-   * The head mark-read failed at `now`. A retryable failure keeps it, not before `now + waitMs`,
-   * unless it has been failing for `giveUpMs`; a final one drops it.
-   */
-  markReadFailed(now: number, retry: { waitMs: number } | 'final'): void {
-    const head = this.markRead[0];
-    if (!head) return;
-    const since = head.failingSince ?? now;
-    if (retry === 'final' || now - since >= this.bounds.giveUpMs) {
-      this.markRead.shift();
-      this.dropped++;
-      return;
+  /** The poll that rode with them ended at `now`, reporting `report` (none: it failed or was cancelled). */
+  rode(now: number, report: RideReport | undefined): void {
+    const back: MarkReadEntry[] = [];
+    for (const entry of this.riding) {
+      if (report?.done.includes(entry.messageId)) continue;
+      if (report?.refused.includes(entry.messageId)) {
+        this.dropped++;
+        continue;
+      }
+      if (!report?.retry) {
+        back.push(entry);
+        continue;
+      }
+      // A failure that may pass: retried after the wait, unless it has been failing for `giveUpMs`.
+      const since = entry.failingSince ?? now;
+      if (now - since >= this.bounds.giveUpMs) {
+        this.dropped++;
+        continue;
+      }
+      const failures = (entry.failures ?? 0) + 1;
+      back.push({ ...entry, failures, failingSince: since, notBefore: now + report.retry.waitMs });
     }
-    this.markRead[0] = {
-      ...head,
-      failures: (head.failures ?? 0) + 1,
-      failingSince: since,
-      notBefore: now + retry.waitMs,
-    };
+    this.riding = [];
+    this.markRead = [...back, ...this.markRead];
+    this.trim();
   }
 
   snapshot(): StatusQueueState {
     return {
-      markRead: this.markRead.map((e) => (e.failures ? e : e.messageId)),
+      markRead: [...this.riding, ...this.markRead].map((e) => (e.failures ? e : e.messageId)),
       markReadDropped: this.dropped,
     };
   }
 
   private trim(): void {
-    while (this.markRead.length > this.bounds.maxPending) {
+    while (this.markRead.length + this.riding.length > this.bounds.maxPending && this.markRead.length > 0) {
       this.markRead.shift();
       this.dropped++;
     }

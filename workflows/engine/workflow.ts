@@ -5,27 +5,26 @@
  * grows large, carrying everything in flight. Each rule lives in its part; see
  * `workflows/README.md`.
  */
-import { condition, continueAsNew, setHandler, workflowInfo } from '@temporalio/workflow';
 import {
-  releaseSignal,
+  condition,
+  continueAsNew,
+  getExternalWorkflowHandle,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import {
+  movingSignal,
+  opsSignal,
   resumeSignal,
-  sendRequestSignal,
   sendUpdate,
   stateQuery,
-  typingSignal,
-  waitSignal,
   wakeSignal,
 } from '../../protocol/messages';
-import {
-  releaseSchema,
-  resumeSchema,
-  sendRequestSchema,
-  typingSchema,
-  waitRequestSchema,
-} from '../../protocol/message-schemas';
+import { resumeSchema, sendRequestSchema } from '../../protocol/message-schemas';
 import { setCheckedSignal, setCheckedUpdate } from '../author/checked-handlers';
 import type { AgentWorkflowInput } from './state-types';
 import { Dispatcher } from './dispatcher';
+import { OpsIntake } from './ops-intake';
 import { runPollLoop } from './poll-loop';
 import { AgentRuntime } from './runtime';
 import { SendIntake } from './send-intake';
@@ -39,7 +38,10 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<void> {
   const supervisor = new Supervisor();
   const rt = new AgentRuntime(input, supervisor);
   const dispatcher = new Dispatcher(rt);
-  registerHandlers(rt, dispatcher, new SendIntake(rt));
+  const sends = new SendIntake(rt);
+  const ops = new OpsIntake(rt, dispatcher, sends);
+  dispatcher.onHandlerResult((workflowId, result) => ops.result(workflowId, result));
+  registerHandlers(rt, ops, sends);
 
   // (Started in this order: the order of their first commands is part of recorded histories.)
   void supervisor.own(runOutbox(rt));
@@ -60,7 +62,8 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<void> {
 }
 
 /**
- * Waits until nothing is in flight (`Lifecycle.idle`) and polling has ended. The open poll ends
+ * Waits until nothing is in flight (`Lifecycle.idle`) and polling has ended, then tells the
+ * handlers that might still complete into this run to hand over by signal. The open poll ends
  * before the next run's first poll starts: two at once would cost the older a 409 (a concurrent
  * poll). Its worker learns of the cancellation by its heartbeat.
  */
@@ -69,26 +72,46 @@ async function handOver(rt: AgentRuntime, dispatcher: Dispatcher, polling: Promi
   let pollDone = polling;
   for (;;) {
     await supervisor.watch(condition(() => lifecycle.idle()));
-    if (!rt.poll.isOpen) break;
-    lifecycle.endPolling();
-    rt.poll.cancel();
-    await supervisor.watch(pollDone);
-    if (lifecycle.idle()) break;
-    // Work came meanwhile (an update caller): poll again, and drain that first.
+    if (rt.poll.isOpen) {
+      lifecycle.endPolling();
+      rt.poll.cancel();
+      await supervisor.watch(pollDone);
+    }
+    await supervisor.watch(moveHandlers(rt));
+    // (A handler started meanwhile is young again: it is told too, on the next round.)
+    if (lifecycle.idle() && rt.children.size === 0) break;
+    // Work came meanwhile (an update caller, a handler's result): poll again, and drain that first.
     lifecycle.reopenPolling();
     pollDone = supervisor.own(runPollLoop(rt, dispatcher));
   }
   rt.poll.cancel();
 }
 
+/**
+ * Tells each handler of this run that may still complete into it that the run is moving on
+ * (`amsflow.moving`): once the signal is in its history it cannot complete without seeing it, and
+ * hands its operations over by signal to the next run. A handler that had completed already
+ * (the signal fails) has its result on the way: wait for it.
+ */
+async function moveHandlers(rt: AgentRuntime): Promise<void> {
+  const ids = rt.children.youngIds();
+  await Promise.all(
+    ids.map(async (workflowId) => {
+      try {
+        await getExternalWorkflowHandle(workflowId).signal(movingSignal);
+        rt.children.gone(workflowId);
+      } catch {
+        await condition(() => !rt.children.has(workflowId));
+      }
+    }),
+  );
+}
+
 /** The protocol's handlers, each onto the part that owns what it changes. */
-function registerHandlers(rt: AgentRuntime, dispatcher: Dispatcher, intake: SendIntake): void {
-  setCheckedUpdate(sendUpdate, sendRequestSchema, (req) => intake.update(req), sendRequestProblem);
-  setHandler(sendRequestSignal, (req: unknown) => intake.signal(req));
-  setCheckedSignal(waitSignal, waitRequestSchema, (req) => dispatcher.wait(req));
+function registerHandlers(rt: AgentRuntime, ops: OpsIntake, sends: SendIntake): void {
+  setCheckedUpdate(sendUpdate, sendRequestSchema, (req) => sends.update(req), sendRequestProblem);
+  setHandler(opsSignal, (arg: unknown) => ops.signal(arg));
   setHandler(wakeSignal, () => rt.lifecycle.wake());
-  setCheckedSignal(releaseSignal, releaseSchema, ({ seq }) => rt.order.release(seq));
-  setCheckedSignal(typingSignal, typingSchema, ({ messageId }) => rt.statuses.addTyping(messageId));
   setCheckedSignal(resumeSignal, resumeSchema, () => rt.resume());
   setHandler(stateQuery, () => stateView(rt));
 }

@@ -113,8 +113,8 @@ export interface DocumentOptions extends CaptionedMediaOptions {
  */
 export type AnyMediaOptions = DocumentOptions;
 
-/** A media message the outbox sent. */
-export interface SentMedia extends SentMessage {
+/** A media message handed to the outbox; `messageId` once the service accepted it (`confirm: true`). */
+export interface SentMedia extends Partial<SentMessage> {
   /** The media id the message references: send it again with `{ mediaId }` (it lives 30 days). */
   mediaId: string;
   /** True when the helper uploaded the bytes for this send. */

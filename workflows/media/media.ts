@@ -139,7 +139,8 @@ function requestFailure(
 
 /**
  * Sends a media message of `kind` from bytes (uploaded first through the `uploadMedia` activity)
- * or from a media id, through the agent's outbox, and resolves to its message id and media id.
+ * or from a media id, through the agent's outbox, and resolves to its media id (and, with
+ * `confirm: true`, its message id once the service accepted it).
  * Everything is checked before anything is uploaded or sent ({@link checkMediaSend}).
  *
  * Fails with a non-retryable `ApplicationFailure` whose `type` is `MediaTooLarge` or
@@ -176,10 +177,15 @@ export async function sendMedia(
     ...(filename === undefined ? {} : { filename }),
     ...(options.replyTo === undefined ? {} : { replyTo: options.replyTo }),
   });
-  const sent = await send(message, {
+  const sendOptions = {
     ...(options.retryAmbiguous === undefined ? {} : { retryAmbiguous: options.retryAmbiguous }),
     ...(options.reconcileAmbiguous === undefined ? {} : { reconcileAmbiguous: options.reconcileAmbiguous }),
-  });
+  };
+  if (!options.confirm) {
+    await send(message, sendOptions);
+    return { mediaId, uploaded };
+  }
+  const sent = await send(message, { ...sendOptions, confirm: true });
   return { ...sent, mediaId, uploaded };
 }
 

@@ -166,7 +166,8 @@ export async function remindersWorkflow(input: RemindersInput): Promise<void> {
     }
     const note = late >= reminder.lateAfterMs ? ` (late by ${formatLateness(late)})` : '';
     try {
-      await sendText(`⏰ ${reminder.text}${note}`, { reconcileAmbiguous: true });
+      // Confirmed: `delivered` and `failed` count what the service answered.
+      await sendText(`⏰ ${reminder.text}${note}`, { reconcileAmbiguous: true, confirm: true });
       counts.delivered++;
       countReminderFired(input.agentKey, 'delivered');
     } catch (err) {

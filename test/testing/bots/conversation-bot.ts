@@ -46,7 +46,7 @@ export const onMessage = handleMessages(
       setHandler(flagUpdate, () => {
         flagged = true;
       });
-      const question = await sendText('Approve?');
+      const question = await sendText('Approve?', { confirm: true });
       const got = await firstOf({
         about: question,
         timeout: '1 hour',

@@ -22,6 +22,7 @@ function state(extra: Partial<AgentStateView> = {}): AgentStateView {
     dropped: { markRead: 0, receipts: 0 },
     historyLength: 10,
     draining: false,
+    failedSends: [],
     counters: { received: 0, sent: 0, failedSends: 0, polls: 3, receipts: 0 },
     status: 'running',
     poll: { lastEndedAt: iso(now - 1000), dueBy: iso(now + 60_000) },

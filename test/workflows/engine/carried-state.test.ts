@@ -2,7 +2,8 @@ import { CARRIED_STATE_MAX_BYTES, composeCarried } from '../../../workflows/engi
 import { FirstReplyOrder } from '../../../workflows/engine/first-reply-order';
 import { Outbox } from '../../../workflows/engine/outbox';
 import { PollCursor } from '../../../workflows/engine/poll-cursor';
-import { ReceiptLedger } from '../../../workflows/engine/receipt-ledger';
+import { FAILED_SENDS_KEPT } from '../../../workflows/engine/agent-status';
+import { ReceiptLedger, STATUSES_KEPT, WATCHES_KEPT } from '../../../workflows/engine/receipt-ledger';
 import { EXPIRED_KEPT, ROUTED_KEPT, Router } from '../../../workflows/engine/router';
 import { CHOICES_KEPT, WHICH_ONES_KEPT } from '../../../workflows/engine/which-one';
 import { jsonBytes } from '../../../workflows/engine/size';
@@ -53,17 +54,20 @@ describe('carried state', () => {
       router.whichOnes.sent(requestId(i), wamid(i));
     }
     const ledger = new ReceiptLedger(T.recentIdsKept);
-    for (let i = 0; i < T.recentIdsKept * 2; i++) ledger.sent(wamid(i), workflowId(i));
+    for (let i = 0; i < T.recentIdsKept * 2; i++) {
+      ledger.sent(wamid(i));
+      ledger.watch(wamid(i), workflowId(i));
+      ledger.receive({ id: wamid(i), status: 'delivered' }, i);
+    }
     const statuses = new StatusQueue({
       maxPending: T.maxPendingMarkRead,
       maxTyping: T.maxQueuedTyping,
       giveUpMs: T.markReadGiveUpMs,
     });
-    for (let i = 0; i < T.maxPendingMarkRead * 2; i++) {
-      statuses.addMarkRead(wamid(i));
-      statuses.markReadFailed(i, { waitMs: 1000 });
-      statuses.addMarkRead(wamid(i));
-    }
+    // Every entry failed once (the larger form), then more came than it keeps.
+    for (let i = 0; i < T.maxPendingMarkRead * 2; i++) statuses.addMarkRead(wamid(i));
+    statuses.ride(0, T.maxPendingMarkRead);
+    statuses.rode(0, { done: [], refused: [], retry: { waitMs: 1000 } });
     const outbox = new Outbox(
       { recentIdsKept: T.recentIdsKept, maxQueued: T.maxQueuedSends, maxQueuedBytes: T.maxQueuedSendBytes },
       undefined,
@@ -112,8 +116,20 @@ describe('carried state', () => {
         type: 'AmbiguousSend',
         message: 'x'.repeat(1000),
       },
+      failedSends: Array.from({ length: FAILED_SENDS_KEPT }, (_, i) => ({
+        requestId: requestId(i),
+        requester: workflowId(i),
+        type: 'AmbiguousSend',
+        at: new Date().toISOString(),
+      })),
     });
     const bytes = jsonBytes(carried);
+    if (process.env.SIZE_DEBUG)
+      console.log(
+        Object.entries(carried)
+          .map(([k, v]) => `${k} ${jsonBytes(v)}`)
+          .join('\n'),
+      );
     expect(outbox.length).toBeGreaterThan(0);
     expect(bytes).toBeLessThan(CARRIED_STATE_MAX_BYTES);
     // Every slice is at its bound, not empty: the test measures a full state.
@@ -124,5 +140,7 @@ describe('carried state', () => {
     expect(carried.expiredQuestions).toHaveLength(EXPIRED_KEPT);
     expect(carried.replyWaiters).toHaveLength(T.maxWaiters);
     expect(carried.markRead).toHaveLength(T.maxPendingMarkRead);
+    expect(carried.statuses).toHaveLength(STATUSES_KEPT);
+    expect(carried.receiptRoutes).toHaveLength(WATCHES_KEPT);
   });
 });

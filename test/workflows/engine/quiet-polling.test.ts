@@ -12,39 +12,41 @@ const spec: QuietPollingInput = {
 };
 const POLL_MS = 30_000; // a 25 s long poll and its slack
 
-describe('quiet polling (the poll activity polls again while pages are empty)', () => {
+describe('quiet polling (the poll activity polls again while polls bring nothing needed now)', () => {
   it('polls again at once after an empty long poll, and lists it for the workflow', () => {
     const quiet = new QuietPolling(spec, 0, POLL_MS);
-    expect(quiet.afterEmptyPoll(25_000)).toEqual({ action: 'poll', afterMs: 0 });
-    expect(quiet.afterEmptyPoll(50_000)).toEqual({ action: 'poll', afterMs: 0 });
-    expect(quiet.emptyPollEnds).toEqual([25_000, 50_000]);
+    expect(quiet.afterPoll('nothing', 25_000)).toEqual({ action: 'poll', afterMs: 0 });
+    expect(quiet.afterPoll('nothing', 50_000)).toEqual({ action: 'poll', afterMs: 0 });
+    expect(quiet.pollEnds).toEqual([25_000, 50_000]);
   });
 
   it('returns the empty page once another poll would not end before `forMs`', () => {
     const quiet = new QuietPolling(spec, 0, POLL_MS);
     let decisions = 0;
-    for (let at = 25_000; quiet.afterEmptyPoll(at).action === 'poll'; at += 25_000) decisions++;
+    for (let at = 25_000; quiet.afterPoll('nothing', at).action === 'poll'; at += 25_000) decisions++;
     // Polls ending at 25, 50, ..., 250 s are followed by another; the one ending at 275 s is not
     // (another would end after 300 s), and it is the workflow's to record.
     expect(decisions).toBe(10);
-    expect(quiet.emptyPollEnds).toHaveLength(10);
-    expect(Math.max(...quiet.emptyPollEnds)).toBe(250_000);
+    expect(quiet.pollEnds).toHaveLength(10);
+    expect(Math.max(...quiet.pollEnds)).toBe(250_000);
   });
 
   it('keeps the workflow window: with the budget spent but the reserve, it waits for a slot', () => {
-    // 12 polls recorded by the workflow in the last seconds (a busy chat) and one empty poll now:
-    // 13 = limit - reserve, so the next waits until the oldest leaves the window (plus margin).
-    const times = Array.from({ length: 12 }, (_, i) => 1000 + i * 100);
+    // 12 polls recorded by the workflow in the last seconds (a busy chat) and the empty poll that
+    // just ended, which the workflow recorded when it planned it: 13 = limit - reserve, so the
+    // next waits until the oldest leaves the window (plus margin).
+    const times = [...Array.from({ length: 12 }, (_, i) => 1000 + i * 100), 2000];
     const quiet = new QuietPolling({ ...spec, times }, 2000, POLL_MS);
-    expect(quiet.afterEmptyPoll(3000)).toEqual({ action: 'poll', afterMs: 1000 + 60_000 - 3000 + 100 });
+    expect(quiet.afterPoll('nothing', 3000)).toEqual({ action: 'poll', afterMs: 1000 + 60_000 - 3000 + 100 });
   });
 
   it('never exceeds limit - reserve in any window, even if the server answered empty at once', () => {
-    const quiet = new QuietPolling({ ...spec, forMs: 600_000 }, 0, 0);
+    // The first poll, at 0, is the workflow's own: recorded when it was planned.
+    const quiet = new QuietPolling({ ...spec, forMs: 600_000, times: [0] }, 0, 0);
     const starts: number[] = [0];
     let at = 0;
     for (;;) {
-      const decision = quiet.afterEmptyPoll(at);
+      const decision = quiet.afterPoll('nothing', at);
       if (decision.action === 'return') break;
       at += decision.afterMs;
       starts.push(at);
@@ -53,6 +55,32 @@ describe('quiet polling (the poll activity polls again while pages are empty)', 
       expect(starts.filter((t) => t > s - 60_000 && t <= s).length).toBeLessThanOrEqual(13);
     }
     expect(starts.length).toBeGreaterThan(100); // it went on for the whole 10 minutes
+  });
+});
+
+describe('quiet polling past receipts nobody watches', () => {
+  const receipts: QuietPollingInput = { ...spec, watched: ['w1'], receiptSettleMs: 4000, minSettleMs: 1000 };
+
+  it('reads past a page of receipts of unwatched messages, and returns one with a watched receipt', () => {
+    const quiet = new QuietPolling(receipts, 0, POLL_MS);
+    expect(quiet.mayReadPast(['m1', 'm2'])).toBe(true);
+    expect(quiet.mayReadPast(['m1', 'w1'])).toBe(false);
+    // Without a watch list (a reconciliation, or no quiet polling): every page comes back.
+    expect(new QuietPolling(spec, 0, POLL_MS).mayReadPast(['m1'])).toBe(false);
+  });
+
+  it('lets receipts settle by the budget in use and keeps the even cadence', () => {
+    // A fresh window: the first receipt page is followed by a poll at once.
+    const fresh = new QuietPolling({ ...receipts, times: [0] }, 0, POLL_MS);
+    expect(fresh.afterPoll('receipts', 100)).toEqual({ action: 'poll', afterMs: 0 });
+    // Six polls in the last seconds: the next waits for the cadence (60 s / 14 each, one burst).
+    const busy = new QuietPolling({ ...receipts, times: [0, 500, 1000, 1500, 2000, 2500] }, 2500, POLL_MS);
+    const decision = busy.afterPoll('receipts', 2600);
+    expect(decision.action).toBe('poll');
+    expect((decision as { afterMs: number }).afterMs).toBeGreaterThanOrEqual(4000);
+    // An empty poll (nothing came for a whole long poll) keeps no cadence.
+    const idle = new QuietPolling({ ...receipts, times: [0, 500, 1000, 1500, 2000, 2500] }, 2500, POLL_MS);
+    expect(idle.afterPoll('nothing', 27_500)).toEqual({ action: 'poll', afterMs: 0 });
   });
 });
 

@@ -1,0 +1,130 @@
+/**
+ * The poll activity's requests: after `startAfterMs`, one long poll, or with `input.quiet` as many
+ * as bring nothing the workflow needs now (empty pages, receipts nobody watches), paced by the
+ * updates window (quiet-polling.ts); meanwhile the mark-reads it was handed ride along
+ * (mark-reads.ts). `signal` aborts the polling (cancellation, or a newer poll of the same agent
+ * on this worker); the mark-read in flight is let finish, and the report says what was done.
+ */
+import { CancelledFailure, Context } from '@temporalio/activity';
+import { PollReplacedError } from '../messaging/errors';
+import type { MessagingClient } from '../messaging/client';
+import { flattenPage } from '../messaging/page';
+import type { Status } from '../messaging/schemas';
+import { requestFailure } from './failure-mapping';
+import { rideMarkReads, type MarkReadReport } from './mark-reads';
+import { QuietPolling } from './quiet-polling';
+import type { PollInput, PollOutput } from './types';
+
+/** How often a waiting activity tells Temporal it is alive (the SDK throttles to 80% of the heartbeat timeout). */
+const HEARTBEAT_EVERY_MS = 1000;
+
+/** Time allowed for one long poll: its `timeout` and as much again (5 s at most) for the answer. */
+const longPollMs = (timeoutSeconds: number) => timeoutSeconds * 1000 + Math.min(5000, timeoutSeconds * 1000);
+
+export async function withHeartbeats<T>(work: Promise<T>): Promise<T> {
+  const ctx = Context.current();
+  ctx.heartbeat();
+  const timer = setInterval(() => ctx.heartbeat(), HEARTBEAT_EVERY_MS);
+  try {
+    return await work;
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
+export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason as Error);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason as Error);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** The poll activity: mark-reads riding along, then the polls; see the module comment. */
+export async function pollWithMarkReads(
+  client: MessagingClient,
+  input: PollInput,
+  signal: AbortSignal,
+): Promise<PollOutput> {
+  const ridden = new AbortController();
+  const marking: Promise<MarkReadReport | undefined> = input.markRead
+    ? rideMarkReads(input.markRead, (id) => client.markRead(id), abortableSleep, ridden.signal)
+    : Promise.resolve(undefined);
+  try {
+    const result = await pollPages(client, input, signal);
+    ridden.abort();
+    const report = await marking;
+    return report ? { ...result, markRead: report } : result;
+  } finally {
+    ridden.abort();
+  }
+}
+
+async function pollPages(
+  client: MessagingClient,
+  input: PollInput,
+  signal: AbortSignal,
+): Promise<PollOutput> {
+  const ctx = Context.current();
+  const quiet = input.quiet
+    ? new QuietPolling(input.quiet, Date.now(), longPollMs(input.timeoutSeconds))
+    : undefined;
+  const readPast: Status[] = [];
+  let offset = input.offset;
+  const extras = () => ({
+    ...(quiet && quiet.pollEnds.length > 0 ? { quietPolls: quiet.pollEnds } : {}),
+    ...(readPast.length > 0 ? { readPast, offsetAfter: offset } : {}),
+  });
+  let waitMs = input.startAfterMs ?? 0;
+  for (;;) {
+    try {
+      if (waitMs > 0) await withHeartbeats(abortableSleep(waitMs, signal));
+      const startedAt = Date.now();
+      const page = await withHeartbeats(
+        client.getUpdates({ offset, limit: input.limit, timeout: input.timeoutSeconds }, { signal }),
+      );
+      if (!page) {
+        const decision = quiet?.afterPoll('nothing', Date.now());
+        if (!decision || decision.action === 'return') return { status: 'empty', startedAt, ...extras() };
+        waitMs = decision.afterMs;
+        continue;
+      }
+      const flat = flattenPage(page);
+      const ids = flat.statuses.map((s) => s.id);
+      if (flat.messages.length === 0 && quiet?.mayReadPast(ids)) {
+        readPast.push(...flat.statuses);
+        offset = flat.nextOffset;
+        const decision = quiet.afterPoll('receipts', Date.now());
+        if (decision.action === 'return') return { status: 'empty', startedAt, ...extras() };
+        waitMs = decision.afterMs;
+        continue;
+      }
+      return {
+        status: 'page',
+        nextOffset: flat.nextOffset,
+        messages: flat.messages,
+        statuses: [...readPast, ...flat.statuses],
+        contacts: flat.contacts,
+        startedAt,
+        ...(quiet && quiet.pollEnds.length > 0 ? { quietPolls: quiet.pollEnds } : {}),
+      };
+    } catch (err) {
+      if (err instanceof PollReplacedError) return { status: 'replaced', startedAt: Date.now(), ...extras() };
+      // Cancelled (continue-as-new, worker shutdown): report it as such, not as a failure.
+      if (ctx.cancellationSignal.aborted) {
+        throw ctx.cancellationSignal.reason instanceof CancelledFailure
+          ? ctx.cancellationSignal.reason
+          : new CancelledFailure('poll cancelled');
+      }
+      throw requestFailure(err);
+    }
+  }
+}

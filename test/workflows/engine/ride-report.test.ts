@@ -1,0 +1,25 @@
+import { rideReport } from '../../../workflows/engine/ride-report';
+import { DEFAULT_TUNING } from '../../../workflows/engine/tuning';
+
+describe("a poll's mark-read report, in the status queue's terms", () => {
+  it('passes done and refused through; no report means the poll told nothing', () => {
+    expect(rideReport(undefined, DEFAULT_TUNING)).toBeUndefined();
+    expect(rideReport({ done: ['a'], refused: ['b'], times: [1, 2] }, DEFAULT_TUNING)).toEqual({
+      done: ['a'],
+      refused: ['b'],
+    });
+  });
+
+  it('after a failure that may pass: Retry-After when the service sent one, else the first backoff rung', () => {
+    const rateLimited = { done: [], refused: [], times: [1], failure: '429', retryAfterMs: 7000 };
+    expect(rideReport(rateLimited, DEFAULT_TUNING)?.retry).toEqual({ waitMs: 7000 });
+    const dropped = { done: [], refused: [], times: [1], failure: 'socket hang up' };
+    const waitMs = rideReport(dropped, DEFAULT_TUNING)!.retry!.waitMs;
+    expect(waitMs).toBeGreaterThanOrEqual(DEFAULT_TUNING.backoffBaseMs / 2);
+    expect(waitMs).toBeLessThanOrEqual(DEFAULT_TUNING.backoffMaxMs);
+    // Never longer than the backoff's cap, whatever the service asked.
+    expect(rideReport({ ...rateLimited, retryAfterMs: 3_600_000 }, DEFAULT_TUNING)?.retry).toEqual({
+      waitMs: DEFAULT_TUNING.backoffMaxMs,
+    });
+  });
+});
