@@ -5,7 +5,7 @@
  * grows large, carrying everything in flight. Each rule lives in its part; see
  * `workflows/README.md`.
  */
-import { condition, continueAsNew, setHandler, workflowInfo } from '@temporalio/workflow';
+import { condition, continueAsNew, setHandler, setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
 import {
   releaseSignal,
   resumeSignal,
@@ -58,6 +58,10 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<void> {
   await handOver(rt, dispatcher, pollDone);
   await continueAsNew<typeof agentWorkflow>({ ...input, carried: rt.collect() });
 }
+
+// Auto-upgrade: the agent lives for months and is amsflow's own code, kept compatible across
+// builds by the versions module; its next task after a promotion runs on the new build.
+setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, agentWorkflow);
 
 /**
  * Waits until nothing is in flight (`Lifecycle.idle`) and polling has ended. The open poll ends
