@@ -106,11 +106,22 @@ npm test
 runs the tests (\`*.test.ts\`, here \`bot.test.ts\`): a scripted human against the bot, on a
 real Temporal test server with time skipping. A type error fails them too.
 
+\`\`\`sh
+TEMPORAL_ADDRESS=temporal.internal:7233 npm run replay
+\`\`\`
+
+is the check to run in CI before a rollout: the newest histories of each workflow on the cluster
+replayed against this code (\`amsflow replay\`; \`npm run replay -- --histories <folder>\` for
+histories exported with \`temporal workflow show --output json\`). It exits 1 naming each
+workflow the new code could not run, and why. Conversations stay on the build that started them,
+so such a change can still be rolled out safely with \`amsflow deploy\` (amsflow's
+docs/OPERATIONS.md, "Upgrading workflow code").
+
 | file          | what it is                                                                   |
 | ------------- | ---------------------------------------------------------------------------- |
 | \`bot.ts\`      | the bot: its handler \`onMessage\` (amsflow adds its own workflows)            |
 | \`bot.test.ts\` | its test, with \`createBotTestEnv\` from \`amsflow/testing\`                      |
-| \`package.json\`| \`start\`, \`test\` and \`typecheck\`; jest uses amsflow's preset (\`"preset": "amsflow"\`) |
+| \`package.json\`| \`start\`, \`test\`, \`typecheck\` and \`replay\`; jest uses amsflow's preset (\`"preset": "amsflow"\`) |
 
 To serve the real service, give the worker a token: \`AMS_TOKEN=... npm start\` (see amsflow's
 README for every variable). amsflow here is \`${amsflowSpec}\`.

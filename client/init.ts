@@ -122,6 +122,8 @@ export function projectManifest(name: string, spec: string, own: Manifest): stri
         start: 'exec amsflow start bot.ts',
         test: 'jest',
         typecheck: 'tsc -p .',
+        // Before a rollout (in CI): the cluster's recent histories replayed against this code.
+        replay: 'amsflow replay --workflows bot.ts',
       },
       dependencies: { [own.name]: spec },
       devDependencies: pick([

@@ -27,6 +27,8 @@ export const AmsflowErrorCodes = {
   dataDirInUse: 'AMSFLOW_DATA_DIR_IN_USE',
   /** The bot's workflow module cannot be used (no handler, does not bundle). */
   botModule: 'AMSFLOW_BOT_MODULE',
+  /** The worker's build could not be made current (`AMSFLOW_PROMOTE`). */
+  promotion: 'AMSFLOW_PROMOTION',
   /** `AMSFLOW_ENCRYPTION_KEYS` is invalid. */
   encryptionKeys: 'AMSFLOW_ENCRYPTION_KEYS',
   /** A payload cannot be encrypted or decrypted (unknown key id, tampered data). */

@@ -11,7 +11,8 @@
  * time has passed (`idlePollMs`), so that an idle bot runs no activity and time can be skipped.
  *
  * The workers are the production worker's (worker/engine-workers.ts, shared with `runAmsflow`):
- * the same queues with the same activities and ceilings; only a teardown cuts work in flight.
+ * the same queues with the same activities and ceilings; only a teardown cuts work in flight. On
+ * the dev server they are a versioned build made current at once; with time skipping, unversioned.
  */
 import { randomUUID } from 'node:crypto';
 import { Client } from '@temporalio/client';
@@ -24,8 +25,8 @@ import { agentWorkflowId } from '../protocol/ids';
 import { wakeSignal } from '../protocol/messages';
 import { resolveTemporalBinaries } from '../tools/temporal-binaries';
 import { startSimulator, type RunningSimulator } from '../simulator';
-import { bundleBot } from '../worker/bot-bundle';
 import { createEngineWorkers } from '../worker/engine-workers';
+import { promoteAtStart } from '../worker/promotion';
 import { superviseWorkers } from '../worker/supervise-workers';
 import type { AgentTuning } from '../protocol';
 import {
@@ -36,6 +37,7 @@ import {
   type BotMessage,
   type Matcher,
 } from './bot-messages';
+import { bundleOnce } from './bot-bundles';
 import { FailureWatch } from './failure-watch';
 import { ServerClock } from './server-clock';
 import { installTestRuntime } from './test-runtime';
@@ -98,24 +100,7 @@ export interface BotTestEnv {
 const EXPECT_STEP_REAL_MS = 500;
 const EXPECT_STEP_SKIP_MS = 5_000;
 
-/** The worker-side bundle of a workflow module, built once per process. */
-const bundles = new Map<string, Promise<{ code: string }>>();
-
-async function bundleOnce(workflowsPath: string): Promise<{ code: string }> {
-  let found = bundles.get(workflowsPath);
-  if (!found) {
-    // The bot with amsflow's own workflows; refused (naming the file) without an onMessage.
-    found = bundleBot({ workflowsPath, logger: quiet });
-    bundles.set(workflowsPath, found);
-    // A refused module is refused again on the next call, not cached as a rejection.
-    found.catch(() => bundles.delete(workflowsPath));
-  }
-  return found;
-}
-
 const noop = () => undefined;
-const quiet = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
-
 /** Starts a bot test environment; `teardown()` it after the test. */
 export async function createBotTestEnv(options: BotTestEnvOptions): Promise<BotTestEnv> {
   installTestRuntime(); // before the first connection creates a Runtime
@@ -170,6 +155,9 @@ async function start(
     timeZone: options.timeZone,
     botActivities: options.activities,
     drain: false,
+    // The time-skipping server has no Worker Deployments (it refuses their calls), and a test runs
+    // one build: pinning has nothing to choose between there. On the dev server, as in production.
+    versioning: timeSkipping ? false : {},
   });
   cleanups.push(() => engine.closeClients());
   // As in production, one worker failing stops the others (the test then fails, not hangs).
@@ -178,6 +166,7 @@ async function start(
     run.stop();
     await run.done.catch(noop);
   });
+  if (engine.build) await promoteAtStart(env.client, engine.build, 'always', noop);
   await ensureAgent(env.client, {
     agentKey,
     taskQueue,

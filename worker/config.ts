@@ -14,6 +14,7 @@ import { EncryptionKeysSchema, type EncryptionKey } from '../codec/keys';
 import { readBotConfig } from './bot-config';
 import { BaseUrlSchema, parseAgentEntries, tokenProblem } from './config-checks';
 import { jsonObject, LimitsSchema, nonEmpty, port, TuningSchema } from './config-schemas';
+import { DEPLOY_ENV, deployConfigOf, type DeployConfig } from './config-deploys';
 import { AmsflowError } from '../core/amsflow-error';
 import { AmsflowErrorCodes } from '../core/error-codes';
 
@@ -109,6 +110,7 @@ export const EnvSchema = z.object({
   AMSFLOW_HEALTH_CHECK_MS: z.coerce.number().int().min(100).default(15_000),
   /** `id:base64key,...` (current first): encryption at rest (codec/). Unset: off. */
   AMSFLOW_ENCRYPTION_KEYS: EncryptionKeysSchema.optional(),
+  ...DEPLOY_ENV,
 });
 
 /** Metrics, health and logs of a worker process (see worker/observability/README.md). */
@@ -158,6 +160,8 @@ export interface WorkerConfig {
   observability: ObservabilityConfig;
   /** `AMSFLOW_ENCRYPTION_KEYS` (current first): payloads encrypted at rest. Unset: no encryption. */
   encryptionKeys?: EncryptionKey[];
+  /** The build this worker is, its promotion and its exit (worker/config-deploys.ts). */
+  deploy: DeployConfig;
 }
 
 /** Every problem found in the environment, by variable name. */
@@ -280,5 +284,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
       healthCheckMs: e.AMSFLOW_HEALTH_CHECK_MS,
     },
     encryptionKeys: e.AMSFLOW_ENCRYPTION_KEYS,
+    deploy: deployConfigOf(e, e.TEMPORAL_ADDRESS === undefined),
   };
 }

@@ -5,6 +5,9 @@
  * queue with its fleet-wide ceiling (engine-queues.ts). `runAmsflow` (worker/run.ts) and the bot
  * test harness (testing/bot-test-env.ts) both build their workers here and differ only in the
  * options they pass.
+ *
+ * Every worker of a process is one build of a Worker Deployment (versioning.ts): a workflow the
+ * build starts stays on it unless its type auto-upgrades (protocol/deployments.ts).
  */
 import type { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
@@ -13,7 +16,9 @@ import { createActivities } from '../activities';
 import { createScheduleActivities } from '../activities/schedules';
 import { MessagingClient } from '../messaging/client';
 import type { Limits } from '../messaging/limits';
+import type { BuildRef } from '../protocol/deployments';
 import { endpointQueuePlan } from './engine-queues';
+import { deploymentOptions, resolveBuild } from './versioning';
 
 /** An agent the workers serve: its token stays in this process, never in workflow state. */
 export interface EngineAgent {
@@ -50,6 +55,11 @@ export interface EngineWorkersOptions {
   sinks?: WorkerOptions['sinks'];
   /** False: work in flight is cut at once on shutdown (a test's teardown). Default true. */
   drain?: boolean;
+  /**
+   * The build these workers are: default deployment the task queue's name, default build id the
+   * bundle's digest. `false`: unversioned (a server without Worker Deployments).
+   */
+  versioning?: Partial<BuildRef> | false;
 }
 
 export interface EngineWorkers {
@@ -57,6 +67,8 @@ export interface EngineWorkers {
   workers: Worker[];
   /** Closes the engine's messaging clients (after the workers have stopped). */
   closeClients(): Promise<void>;
+  /** The build the workers are; undefined when unversioned. */
+  build?: BuildRef;
 }
 
 /**
@@ -85,12 +97,17 @@ export async function createEngineWorkers(options: EngineWorkersOptions): Promis
   const closeClients = async () => {
     for (const client of registry.values()) await client.close();
   };
+  const build =
+    options.versioning === false
+      ? undefined
+      : resolveBuild(options.versioning ?? {}, options.taskQueue, options.workflowBundle);
   const base = {
     connection: options.connection,
     namespace: options.namespace ?? 'default',
     dataConverter: options.dataConverter,
     interceptors: options.interceptors,
     sinks: options.sinks,
+    workerDeploymentOptions: build ? deploymentOptions(build) : undefined,
   } satisfies Partial<WorkerOptions>;
   try {
     const activities = createActivities(registry);
@@ -129,7 +146,7 @@ export async function createEngineWorkers(options: EngineWorkersOptions): Promis
         }),
       ),
     );
-    return { workers: [workflowWorker, ...endpointWorkers], closeClients };
+    return { workers: [workflowWorker, ...endpointWorkers], closeClients, build };
   } catch (err) {
     await closeClients();
     throw err;

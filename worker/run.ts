@@ -8,7 +8,8 @@
  * `runAmsflow` is a sequence of named steps, each in its own file: bundle the bot → prepare the
  * data dir (data-dir.ts) → start the simulator (embedded-simulator.ts) → start or connect to
  * Temporal (embedded-temporal.ts) → create the workers (engine-workers.ts) → run them
- * (supervise-workers.ts) → ensure the agents (ensure-agents.ts); the drain is `shutdown()`. Each
+ * (supervise-workers.ts) → promote their build (deploy-step.ts) → ensure the agents
+ * (ensure-agents.ts); the drain is `shutdown()`. Each
  * step pushes the stop of what it started (cleanups.ts), so a failed start stops what runs.
  *
  * What the embedded parts keep, under the data dir (`AMSFLOW_DATA_DIR`, default `.amsflow`):
@@ -32,6 +33,7 @@ import type { RunningDevServer } from './dev-server';
 import { startEmbeddedSimulator } from './embedded-simulator';
 import { connectTemporal, startEmbeddedTemporal, type TemporalConnections } from './embedded-temporal';
 import { createEngineWorkers, type EngineWorkers } from './engine-workers';
+import { deployStep } from './deploy-step';
 import { ensureAgents } from './ensure-agents';
 import { Observability } from './observability';
 import type { Log, RunningAmsflow } from './run-types';
@@ -74,6 +76,9 @@ async function workersStep(
     timeZone: config.timeZone,
     timeZones: agentTimeZones(config.agents),
     botActivities: config.activitiesPath ? await loadBotActivities(config.activitiesPath) : undefined,
+    versioning: config.deploy.versioned
+      ? { deploymentName: config.deploy.deploymentName, buildId: config.deploy.buildId }
+      : false,
     ...obs.workerOptions(),
   });
 }
@@ -142,6 +147,12 @@ export async function runAmsflow(
       () => obs.stopping(),
       () => cleanups.run(),
     );
+    const stop = () => {
+      obs.stopping();
+      run?.stop();
+    };
+    // New workflows (the agents' first ones too) start on the current build: promoted first.
+    if (engine.build) await deployStep(config, temporal.client, engine.build, stop, log, cleanups);
     await ensureAgents(temporal.client, config, agents, log);
     obs.running(engine.workers, temporal.nativeConnection);
     obs.watchAgents(

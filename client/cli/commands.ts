@@ -6,6 +6,8 @@ import { ensureCommand, sendCommand, stateCommand } from './agent-commands';
 import { approvalGroup } from './approval-commands';
 import { codecServerCommand } from './codec-server-command';
 import { conversationsGroup } from './conversation-commands';
+import { deployGroup } from './deploy-commands';
+import { replayCommand } from './replay-command';
 import { agentGroup } from './resume-command';
 import { initCommand, setupCommand, startCommand } from './project-commands';
 import type { Entry } from './spec';
@@ -17,6 +19,8 @@ export const COMMANDS: readonly Entry[] = [
   agentGroup,
   conversationsGroup,
   approvalGroup,
+  deployGroup,
+  replayCommand,
   codecServerCommand,
   initCommand,
   setupCommand,

@@ -36,6 +36,11 @@ const NEEDS_TEMPORAL: Record<string, string[]> = {
   'approval list': ['approval', 'list'],
   'approval cancel': ['approval', 'cancel', 'x1'],
   'agent resume': ['agent', 'resume'],
+  'deploy status': ['deploy', 'status'],
+  'deploy promote': ['deploy', 'promote', 'b1'],
+  'deploy move': ['deploy', 'move', 'b1'],
+  'deploy cancel': ['deploy', 'cancel', 'b1'],
+  replay: ['replay', '--workflows', 'examples/reference/bot.ts'],
 };
 
 /** Commands that contact no Temporal server (the project commands scaffold, install and start). */

@@ -66,6 +66,7 @@ describe('the project', () => {
       postinstall: 'amsflow setup',
       start: 'exec amsflow start bot.ts',
       test: 'jest',
+      replay: 'amsflow replay --workflows bot.ts',
     });
     expect(pkg.jest).toEqual({ preset: 'amsflow' });
     expect(pkg.allowScripts).toEqual({ '@swc/core': true, amsflow: false });

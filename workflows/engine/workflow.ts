@@ -10,6 +10,7 @@ import {
   continueAsNew,
   getExternalWorkflowHandle,
   setHandler,
+  setWorkflowOptions,
   workflowInfo,
 } from '@temporalio/workflow';
 import {
@@ -60,6 +61,10 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<void> {
   await handOver(rt, dispatcher, pollDone);
   await continueAsNew<typeof agentWorkflow>({ ...input, carried: rt.collect() });
 }
+
+// Auto-upgrade: the agent lives for months and is amsflow's own code, kept compatible across
+// builds by the versions module; its next task after a promotion runs on the new build.
+setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, agentWorkflow);
 
 /**
  * Waits until nothing is in flight (`Lifecycle.idle`) and polling has ended, then tells the

@@ -10,6 +10,7 @@ import {
   continueAsNew,
   log,
   setHandler,
+  setWorkflowOptions,
   workflowInfo,
 } from '@temporalio/workflow';
 import { remindersCommandSchema } from '../../protocol/message-schemas';
@@ -210,3 +211,7 @@ export async function remindersWorkflow(input: RemindersInput): Promise<void> {
     else await condition(() => changed, Math.max(1, next - Date.now()));
   }
 }
+
+// Auto-upgrade: reminders live as long as the agent and are amsflow's own code; a reminder due
+// after a promotion is delivered by the new build.
+setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, remindersWorkflow);

@@ -1,0 +1,243 @@
+/**
+ * Worker Deployments as amsflow uses them, in one place for a starting worker (promotion, exit
+ * when drained) and the client (`amsflow deploy status|promote`): which workflow types follow the
+ * current build, how a build is named to the server, what "drained" means, and the calls that read
+ * and move a deployment's routing. The Temporal client is passed in (a type-only import: workflow
+ * code may load this module, and never calls it).
+ *
+ * A build is a Worker Deployment Version: `<deployment>:<build id>`. The bot author's workflows
+ * (conversations, approvals, the bot's own) are pinned to the build that started them; amsflow's
+ * long-lived ones (the agent, reminders) auto-upgrade: their next workflow task after a promotion
+ * runs on the new current build.
+ */
+import type { Client } from '@temporalio/client';
+import { APPROVAL_WORKFLOW_TYPE } from './ids';
+
+/** amsflow's own workflow types that move to the current build at their next task. */
+export const AUTO_UPGRADE_WORKFLOW_TYPES = ['agentWorkflow', 'remindersWorkflow'] as const;
+
+/** The deployment name rule of the server: no `.` or `:`, not starting with `__`. */
+export const DEPLOYMENT_NAME_PATTERN = /^(?!__)[^.:\s]{1,200}$/;
+/** Build ids amsflow accepts: a git sha, a semver, a digest; no `:` (the version separator). */
+export const BUILD_ID_PATTERN = /^(?!__)[A-Za-z0-9][A-Za-z0-9._+-]{0,199}$/;
+
+/** A deployment's name made from a task queue's (the default): `.` and `:` become `-`. */
+export function deploymentNameFor(taskQueue: string): string {
+  const name = taskQueue.replace(/[.:\s]/g, '-');
+  return name.startsWith('__') ? `q${name}` : name;
+}
+
+/** One build of a deployment. */
+export interface BuildRef {
+  deploymentName: string;
+  buildId: string;
+}
+
+/** The server's name of a build, as its search attribute `TemporalWorkerDeploymentVersion` holds it. */
+export function versionName(build: BuildRef): string {
+  return `${build.deploymentName}:${build.buildId}`;
+}
+
+/** Where a build stands in its deployment, from the server. */
+export type BuildStatus = 'inactive' | 'current' | 'ramping' | 'draining' | 'drained' | 'unknown';
+
+const STATUS_BY_NUMBER: Record<number, BuildStatus> = {
+  1: 'inactive',
+  2: 'current',
+  3: 'ramping',
+  4: 'draining',
+  5: 'drained',
+};
+
+export interface BuildSummary {
+  buildId: string;
+  /** The server's word: `inactive` (never current), `current`, `ramping`, `draining`, `drained`. */
+  status: BuildStatus;
+  /** When a worker of this build first polled. */
+  createdAt?: string;
+}
+
+export interface DeploymentView {
+  deploymentName: string;
+  /** The build new workflows start on; undefined before any promotion. */
+  current?: string;
+  /** The build a share of new workflows starts on, and that share (0 to 100). */
+  ramping?: { buildId: string; percentage: number };
+  /** Newest first. */
+  builds: BuildSummary[];
+}
+
+/** The parts of the server's answer read here (its generated types are not a dependency). */
+interface RawVersion {
+  deploymentName?: string | null;
+  buildId?: string | null;
+}
+interface RawDeployment {
+  workerDeploymentInfo?: {
+    routingConfig?: {
+      currentDeploymentVersion?: RawVersion | null;
+      rampingDeploymentVersion?: RawVersion | null;
+      rampingVersionPercentage?: number | null;
+    } | null;
+    versionSummaries?:
+      | {
+          deploymentVersion?: RawVersion | null;
+          status?: number | null;
+          createTime?: { seconds?: unknown } | null;
+        }[]
+      | null;
+  } | null;
+}
+
+function isoOf(time: { seconds?: unknown } | null | undefined): string | undefined {
+  const seconds = Number(time?.seconds ?? NaN);
+  return Number.isFinite(seconds) && seconds > 0 ? new Date(seconds * 1000).toISOString() : undefined;
+}
+
+/** The server's description of a deployment, as amsflow reads it. */
+export function deploymentViewOf(deploymentName: string, raw: RawDeployment): DeploymentView {
+  const info = raw.workerDeploymentInfo;
+  const routing = info?.routingConfig;
+  const current = routing?.currentDeploymentVersion?.buildId || undefined;
+  const rampingId = routing?.rampingDeploymentVersion?.buildId || undefined;
+  return {
+    deploymentName,
+    current,
+    ramping: rampingId
+      ? { buildId: rampingId, percentage: routing?.rampingVersionPercentage ?? 0 }
+      : undefined,
+    builds: (info?.versionSummaries ?? []).flatMap((v) => {
+      const buildId = v.deploymentVersion?.buildId;
+      if (!buildId) return [];
+      return [
+        { buildId, status: STATUS_BY_NUMBER[v.status ?? 0] ?? 'unknown', createdAt: isoOf(v.createTime) },
+      ];
+    }),
+  };
+}
+
+/** gRPC's NOT_FOUND: the deployment (or build) does not exist yet. */
+export function isNotFound(err: unknown): boolean {
+  return (err as { code?: number } | null)?.code === 5;
+}
+
+/** The deployment as the server sees it, or undefined when no versioned worker ever polled for it. */
+export async function describeDeployment(
+  client: Client,
+  deploymentName: string,
+): Promise<DeploymentView | undefined> {
+  try {
+    const raw = await client.workflowService.describeWorkerDeployment({
+      namespace: client.options.namespace,
+      deploymentName,
+    });
+    return deploymentViewOf(deploymentName, raw);
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+/** Makes `build` current: new workflows start there, auto-upgrading ones move there. */
+export async function makeCurrent(client: Client, build: BuildRef, identity: string): Promise<void> {
+  await client.workflowService.setWorkerDeploymentCurrentVersion({
+    namespace: client.options.namespace,
+    deploymentName: build.deploymentName,
+    buildId: build.buildId,
+    identity,
+  });
+}
+
+/**
+ * Starts `percentage` of new workflows (by workflow id) on `build`, the rest on the current build;
+ * a percentage of 0 with no build ends the ramp.
+ */
+export async function setRamping(
+  client: Client,
+  deploymentName: string,
+  ramp: { buildId: string; percentage: number } | undefined,
+  identity: string,
+): Promise<void> {
+  await client.workflowService.setWorkerDeploymentRampingVersion({
+    namespace: client.options.namespace,
+    deploymentName,
+    buildId: ramp?.buildId ?? '',
+    percentage: ramp?.percentage ?? 0,
+    identity,
+  });
+}
+
+/** What still runs on a build, by kind. `pinned` is what keeps it from being drained. */
+export interface RunningOnBuild {
+  conversations: number;
+  approvals: number;
+  reminders: number;
+  agents: number;
+  /** Running workflows pinned to the build (conversations, approvals, the bot's own workflows). */
+  pinned: number;
+}
+
+const quoted = (value: string) => `'${value.replace(/'/g, "\\'")}'`;
+
+/** The visibility queries behind {@link RunningOnBuild}, each over running workflows of `build`. */
+export function runningQueries(build: BuildRef): Record<keyof RunningOnBuild, string> {
+  const base = `TemporalWorkerDeploymentVersion = ${quoted(versionName(build))} AND ExecutionStatus = 'Running'`;
+  const ours = [APPROVAL_WORKFLOW_TYPE, ...AUTO_UPGRADE_WORKFLOW_TYPES].map(quoted).join(', ');
+  return {
+    conversations: `${base} AND WorkflowType NOT IN (${ours})`,
+    approvals: `${base} AND WorkflowType = ${quoted(APPROVAL_WORKFLOW_TYPE)}`,
+    reminders: `${base} AND WorkflowType = 'remindersWorkflow'`,
+    agents: `${base} AND WorkflowType = 'agentWorkflow'`,
+    pinned: `${base} AND TemporalWorkflowVersioningBehavior = 'Pinned'`,
+  };
+}
+
+/** Counts what runs on `build` (visibility: a workflow's build is recorded when its task completes). */
+export async function runningOnBuild(client: Client, build: BuildRef): Promise<RunningOnBuild> {
+  const queries = Object.entries(runningQueries(build));
+  const counts = await Promise.all(queries.map(([, query]) => client.workflow.count(query)));
+  return Object.fromEntries(queries.map(([kind], i) => [kind, counts[i].count])) as unknown as RunningOnBuild;
+}
+
+/**
+ * A build is drained when it has been current (or ramping) and is no longer, and nothing pinned
+ * to it runs: its workers may stop. Auto-upgrading workflows whose last task ran on it do not
+ * count: their next task goes to the current build.
+ */
+export function isDrained(status: BuildStatus, running: Pick<RunningOnBuild, 'pinned'>): boolean {
+  return (status === 'draining' || status === 'drained') && running.pinned === 0;
+}
+
+/** A running workflow pinned to a build. */
+export interface PinnedRun {
+  workflowId: string;
+  runId: string;
+  workflowType: string;
+}
+
+/** The running workflows pinned to `build`: what keeps it from draining. */
+export async function pinnedOn(client: Client, build: BuildRef): Promise<PinnedRun[]> {
+  const query = runningQueries(build).pinned;
+  const found: PinnedRun[] = [];
+  for await (const info of client.workflow.list({ query }))
+    found.push({ workflowId: info.workflowId, runId: info.runId, workflowType: info.type });
+  return found;
+}
+
+/**
+ * Pins a running workflow to `to` (a versioning override): its next task replays its history on
+ * that build's code.
+ */
+export async function pinTo(client: Client, run: PinnedRun, to: BuildRef, identity: string): Promise<void> {
+  await client.workflowService.updateWorkflowExecutionOptions({
+    namespace: client.options.namespace,
+    workflowExecution: { workflowId: run.workflowId, runId: run.runId },
+    workflowExecutionOptions: {
+      versioningOverride: {
+        pinned: { behavior: 1, version: { deploymentName: to.deploymentName, buildId: to.buildId } },
+      },
+    },
+    updateMask: { paths: ['versioning_override'] },
+    identity,
+  });
+}
