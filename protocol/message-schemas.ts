@@ -36,6 +36,7 @@ const sendRequestFields = z
     answerWords: z.array(z.string()).optional(),
     answerLabel: z.string().optional(),
     onlyWhileWaiting: count.optional(),
+    quoteQuestion: z.literal(true).optional(),
     notify: z.enum(['outcome', 'failure']).optional(),
   })
   .passthrough();
@@ -55,6 +56,8 @@ function purposeProblem(
     return { path: field, message: 'only a question (expectReply: true) has it' };
   if (req.expectReply && req.onlyWhileWaiting !== undefined)
     return { path: 'onlyWhileWaiting', message: 'a question is not a nudge' };
+  if (req.quoteQuestion && req.onlyWhileWaiting === undefined)
+    return { path: 'quoteQuestion', message: 'only a nudge (onlyWhileWaiting) has it' };
   const needs = req.expectReply
     ? 'expectReply'
     : req.onlyWhileWaiting !== undefined
@@ -135,7 +138,12 @@ export const sendResultSchema = z.object({ requestId: id, outcome: sendOutcomeSc
 
 /** `amsflow.inbound`: a message routed to a waiting workflow. */
 export const routedMessageSchema = z
-  .object({ message: inboundMessage, seq: count, waitId: count.optional() })
+  .object({
+    message: inboundMessage,
+    seq: count,
+    waitId: count.optional(),
+    questionId: z.string().optional(),
+  })
   .passthrough();
 
 /** `amsflow.late`: an answer to a question whose wait had timed out. */

@@ -34,6 +34,7 @@ interface SendRequestBase {
 /** Fields of other purposes: absent on this one. */
 type Absent<K extends string> = { [P in K]?: never };
 type QuestionField = 'expectReply' | 'waitId' | 'waitNextToo' | 'answerWords' | 'answerLabel';
+type NudgeField = 'onlyWhileWaiting' | 'quoteQuestion';
 
 /** What a workflow's request adds: who gets the outcome and the receipts, and its place in line. */
 interface FromWorkflow {
@@ -45,14 +46,13 @@ interface FromWorkflow {
 
 /** A send from outside any workflow (`sendThroughOutbox`, `amsflow send`): the update's result is the outcome. */
 export interface OutOfBandSend
-  extends SendRequestBase, Absent<'requester' | 'handlerSeq' | QuestionField | 'onlyWhileWaiting'> {}
+  extends SendRequestBase, Absent<'requester' | 'handlerSeq' | QuestionField | NudgeField> {}
 
 /** A workflow's plain send (`send`, `reply`, media). */
-export interface WorkflowSend
-  extends SendRequestBase, FromWorkflow, Absent<QuestionField | 'onlyWhileWaiting'> {}
+export interface WorkflowSend extends SendRequestBase, FromWorkflow, Absent<QuestionField | NudgeField> {}
 
 /** A question: once it is sent, the human's answer (quoting it, or next) is routed to the requester. */
-export interface QuestionSend extends SendRequestBase, FromWorkflow, Absent<'onlyWhileWaiting'> {
+export interface QuestionSend extends SendRequestBase, FromWorkflow, Absent<NudgeField> {
   expectReply: true;
   /** Which wait of the requester the answer is for (see `WaitRequest`). */
   waitId?: number;
@@ -71,6 +71,8 @@ export interface QuestionSend extends SendRequestBase, FromWorkflow, Absent<'onl
  */
 export interface NudgeSend extends SendRequestBase, FromWorkflow, Absent<QuestionField> {
   onlyWhileWaiting: number;
+  /** Quote the question that wait is for (the agent knows its message id; the requester need not). */
+  quoteQuestion?: true;
 }
 
 /** A request to the agent's outbox, by purpose. */
@@ -83,7 +85,8 @@ export type SendRequest = OutOfBandSend | WorkflowSend | QuestionSend | NudgeSen
  */
 export type SendRequestFields = SendRequestBase &
   Partial<FromWorkflow> &
-  Partial<Pick<QuestionSend, QuestionField>> & { onlyWhileWaiting?: number };
+  Partial<Pick<QuestionSend, QuestionField>> &
+  Partial<Pick<NudgeSend, NudgeField>>;
 
 export type SendOutcome =
   | { ok: true; messageId: string; attempts: number }

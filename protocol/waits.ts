@@ -46,6 +46,8 @@ export interface RoutedMessage {
   seq: number;
   /** The wait it was routed to (absent for waits registered without an id). */
   waitId?: number;
+  /** The question that wait is for (a message id of the workflow's), when it is one. */
+  questionId?: string;
 }
 
 /** A human's answer to a question whose wait had timed out, sent to the conversation that asked. */

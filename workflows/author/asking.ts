@@ -8,7 +8,7 @@ import { condition } from '@temporalio/workflow';
 import { checkAsk, checkWait, checkWaitForReceipt } from './api-checks';
 import { textMessage } from './builders';
 import { current, rank } from './conversation-state';
-import { request, type SendOptions } from './sending';
+import { sendQuestion, type SendOptions } from './sending';
 import type { InboundMessage, OutboundMessage, Receipt } from '../../protocol';
 import {
   beginWait,
@@ -62,15 +62,15 @@ export async function ask(
   const message =
     typeof question === 'string' ? textMessage(question, { replyTo: options.replyTo }) : question;
   const waitId = beginWait(conv);
-  let questionId: string;
+  let questionRequest: string;
   try {
-    questionId = (await request(message, { ...options, waitId })).messageId;
+    questionRequest = await sendQuestion(message, { ...options, waitId });
   } catch (err) {
     conv.activeWait = undefined;
     throw err;
   }
   const plan = {
-    questionId,
+    questionRequest,
     next: true,
     reactions: true,
     deadline: deadlineOf(options.timeout),

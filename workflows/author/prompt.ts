@@ -15,7 +15,7 @@ import {
   type NudgeOptions,
   type Parser,
 } from './prompt-rules';
-import { enqueue, request, type SendOptions } from './sending';
+import { enqueue, sendQuestion, type SendOptions } from './sending';
 import type { InboundMessage, OutboundMessage } from '../../protocol';
 import { beginWait, deadlineOf, tellCancelled, waitFor } from './waiting';
 
@@ -68,11 +68,11 @@ export async function prompt<T = string>(
         return { ok: false, reason: 'cancelled' };
       }
       const waitId = beginWait(conv);
-      let questionId: string;
+      let questionRequest: string;
       try {
         // A question lost to a crash mid-send would leave the human with nothing to answer, and a
         // blind re-send could ask twice: by default the agent settles it from the receipts.
-        questionId = (await request(outgoing, { reconcileAmbiguous: true, ...options, waitId })).messageId;
+        questionRequest = await sendQuestion(outgoing, { reconcileAmbiguous: true, ...options, waitId });
       } catch (err) {
         conv.activeWait = undefined;
         throw err;
@@ -82,7 +82,7 @@ export async function prompt<T = string>(
       const outcome = await waitFor(
         conv,
         {
-          questionId,
+          questionRequest,
           next: true,
           reactions: false,
           deadline: deadlineOf(options.timeout),
@@ -93,9 +93,11 @@ export async function prompt<T = string>(
               times: nudgeTimes(start, nudge),
               send: () =>
                 // The wait in progress: a side command may have opened a new one since.
-                enqueue(textMessage(nudgeText(nudge, text), { replyTo: questionId }), {
+                enqueue(textMessage(nudgeText(nudge, text)), {
                   reconcileAmbiguous: options.reconcileAmbiguous ?? true,
                   onlyWhileWaiting: conv.activeWait ?? waitId,
+                  // The agent quotes the question (its id is the agent's to know).
+                  quoteQuestion: true,
                 }),
             },
           }),

@@ -49,6 +49,8 @@ export interface RequestExtras {
   waitNextToo?: boolean;
   /** With `waitId`: bare answer words that answer too, and the question's label for "which one?". */
   answers?: { words: string[]; label: string };
+  /** With `onlyWhileWaiting`: quote the question that wait is for (the agent knows its id). */
+  quoteQuestion?: boolean;
 }
 
 /** With a `waitId`: a question, whose answer the agent routes to this workflow's wait. */
@@ -65,9 +67,12 @@ function question(base: WorkflowSend, options: RequestExtras): SendRequest | und
 
 /** With `onlyWhileWaiting`: a nudge, dropped once that wait was answered. */
 function nudge(base: WorkflowSend, options: RequestExtras): SendRequest | undefined {
-  return options.onlyWhileWaiting === undefined
-    ? undefined
-    : { ...base, onlyWhileWaiting: options.onlyWhileWaiting };
+  if (options.onlyWhileWaiting === undefined) return undefined;
+  return {
+    ...base,
+    onlyWhileWaiting: options.onlyWhileWaiting,
+    ...(options.quoteQuestion ? { quoteQuestion: true as const } : {}),
+  };
 }
 
 /** Builds the send request for `message`; `notify` says whether its outcome comes back. */
@@ -116,6 +121,21 @@ export async function request(
     nonRetryable: true,
     details: [outcome],
   });
+}
+
+/**
+ * Hands a question (a send with a `waitId`) to the outbox; returns its request id. Its outcome
+ * comes back only if it failed (the wait then ends with that failure, see waiting.ts): on success
+ * the answer brings the question's id along.
+ */
+export async function sendQuestion(
+  message: OutboundMessage,
+  options: SendOptions & RequestExtras & { waitId: number },
+): Promise<string> {
+  const conv = current();
+  const req = build(conv, message, options, 'failure');
+  await conv.channel.hand({ op: 'send', request: req });
+  return req.requestId;
 }
 
 /** Hands a send to the outbox; resolves once the agent has it. Its outcome is the agent's. */

@@ -7,22 +7,16 @@
  * message tells the agent, which hands back a message it routed meanwhile: every message reaches
  * exactly one place.
  */
-import {
-  ApplicationFailure,
-  condition,
-  setHandler,
-  workflowInfo,
-  type SignalDefinition,
-} from '@temporalio/workflow';
+import { condition, setHandler, workflowInfo, type SignalDefinition } from '@temporalio/workflow';
 import type { Duration } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common/lib/time';
-import { CONVERSATION_CANCELLED, WAIT_TIMEOUT } from '../../protocol/failures';
 import { checkFirstOf } from './api-checks';
 import { textMessage } from './builders';
 import { current, type Conversation } from './conversation-state';
 import { commandOf, isCancelWord } from './prompt-rules';
+import { questionFailure } from './wait-failures';
 import { enqueue, release, type SentMessage } from './sending';
-import type { InboundMessage } from '../../protocol';
+import type { InboundMessage, RoutedMessage } from '../../protocol';
 
 /** How a wait ended: the typed result of {@link firstOf}. */
 export type WaitOutcome =
@@ -59,6 +53,11 @@ export interface WaitPlan {
   answers?: { words: string[]; label: string };
   /** What the agent answers a late answer to `questionId` once this workflow has ended. */
   lateText?: string;
+  /**
+   * The request id of the question this wait is for, sent without waiting for its outcome
+   * (`sendQuestion`): if it fails, the wait ends with that failure (thrown).
+   */
+  questionRequest?: string;
 }
 
 /** Starts a new wait of `conv`; returns its id. */
@@ -116,8 +115,9 @@ export async function tellCancelled(conv: Conversation, cause?: InboundMessage):
 async function classify(
   conv: Conversation,
   plan: WaitPlan,
-  message: InboundMessage,
+  routed: RoutedMessage,
 ): Promise<WaitOutcome | undefined> {
+  const { message } = routed;
   if (message.type === 'reaction') {
     return plan.reactions ? { kind: 'reaction', message, emoji: message.reaction?.emoji ?? '' } : undefined;
   }
@@ -131,7 +131,10 @@ async function classify(
     return undefined;
   }
   const quoted = message.context?.id;
-  return plan.questionId !== undefined && quoted === plan.questionId
+  // The question's id: the one waited on, or (a question sent without waiting for its outcome)
+  // the one the agent routed the answer for.
+  const questionId = plan.questionId ?? routed.questionId;
+  return questionId !== undefined && quoted === questionId
     ? { kind: 'reply', message }
     : { kind: 'message', message };
 }
@@ -159,7 +162,7 @@ export async function waitFor(conv: Conversation, plan: WaitPlan, registered: bo
       const routed = conv.inbox.shift();
       if (routed) {
         conv.activeWait = undefined;
-        const outcome = await classify(conv, plan, routed.message);
+        const outcome = await classify(conv, plan, routed);
         if (outcome?.kind === 'cancel') await tellCancelled(conv, outcome.message);
         if (outcome) return outcome;
         // A side command or an unwanted reaction: the router served the wait; wait again, giving
@@ -167,6 +170,12 @@ export async function waitFor(conv: Conversation, plan: WaitPlan, registered: bo
         await release();
         await register(conv, plan);
         continue;
+      }
+      const failed = questionFailure(conv, plan);
+      if (failed) {
+        // The question was never sent, so the agent never registered its wait.
+        conv.activeWait = undefined;
+        throw failed;
       }
       if (conv.cancelled) {
         await endWait(conv);
@@ -196,6 +205,7 @@ export async function waitFor(conv: Conversation, plan: WaitPlan, registered: bo
       }
       const ready = () =>
         conv.inbox.length > 0 ||
+        (plan.questionRequest !== undefined && conv.outcomes.has(plan.questionRequest)) ||
         conv.cancelled !== undefined ||
         fired.length > 0 ||
         (plan.until?.() ?? false);
@@ -214,33 +224,7 @@ export function deadlineOf(timeout: Duration | undefined): number | undefined {
   return timeout === undefined ? undefined : Date.now() + msToNumber(timeout);
 }
 
-/** The failure `ask`, `waitForMessage` and `waitForReceipt` throw when their timeout passes. */
-export function timeoutFailure(what: string, timeout: Duration | undefined): ApplicationFailure {
-  return ApplicationFailure.create({
-    type: WAIT_TIMEOUT,
-    message: `${what}: nothing within ${String(timeout)}`,
-    nonRetryable: true,
-  });
-}
-
-/** The failure `ask` and `waitForMessage` throw once the conversation was cancelled. */
-export function cancelledFailure(by: 'human' | 'operator'): ApplicationFailure {
-  return ApplicationFailure.create({
-    type: CONVERSATION_CANCELLED,
-    message: `The conversation was cancelled by the ${by}`,
-    nonRetryable: true,
-  });
-}
-
-/** True for the failure a timed-out `ask`, `waitForMessage` or `waitForReceipt` throws. */
-export function isWaitTimeout(err: unknown): boolean {
-  return err instanceof ApplicationFailure && err.type === WAIT_TIMEOUT;
-}
-
-/** True for the failure `ask` and `waitForMessage` throw after a cancel. */
-export function isCancelled(err: unknown): boolean {
-  return err instanceof ApplicationFailure && err.type === CONVERSATION_CANCELLED;
-}
+export { cancelledFailure, isCancelled, isWaitTimeout, timeoutFailure } from './wait-failures';
 
 export interface FirstOfOptions {
   /** The human's next message ends the wait (`kind: 'message'`). Default true. */

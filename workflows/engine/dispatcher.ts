@@ -185,6 +185,7 @@ export class Dispatcher {
       message,
       seq,
       ...(waiter.waitId === undefined ? {} : { waitId: waiter.waitId }),
+      ...(waiter.questionId === undefined ? {} : { questionId: waiter.questionId }),
     };
     // Recorded before the signal: an end of this wait processed meanwhile hands the message back.
     rt.router.delivered(waiter, routed);

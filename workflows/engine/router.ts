@@ -19,6 +19,8 @@ import { WhichOnes, type WhichOne } from './which-one';
 export interface Waiter {
   workflowId: string;
   waitId?: number;
+  /** The question the wait is for (a message id of ours), when it is one: told with the answer. */
+  questionId?: string;
 }
 
 export interface RouterState {
@@ -120,6 +122,8 @@ export class Router {
   ): void {
     this.forget(waiter.workflowId);
     this.routed.delete(waiter.workflowId);
+    // The waiter is told which question it waits on with the answer (it need not be told on send).
+    if (questionId) waiter = { ...waiter, questionId };
     if (questionId) this.replyWaiters.set(questionId, waiter);
     if (answers && answers.words.length > 0) {
       this.wordWaiters.set(waiter.workflowId, {
@@ -247,6 +251,13 @@ export class Router {
     if (routed?.seq !== seq) return false;
     this.routed.delete(workflowId);
     return true;
+  }
+
+  /** The question `waiter`'s wait is registered for, while it is (a nudge quotes it). */
+  questionOf(waiter: Waiter): string | undefined {
+    for (const [questionId, w] of this.replyWaiters)
+      if (w.workflowId === waiter.workflowId && w.waitId === waiter.waitId) return questionId;
+    return undefined;
   }
 
   /** True while `waiter`'s wait is registered: no message has been routed to it and it has not ended. */

@@ -101,7 +101,7 @@ async function sendOne(rt: AgentRuntime, req: Queued): Promise<SendOutcome> {
       const result = await rt.acts.send.sendMessage({
         agentKey: rt.agentKey,
         to: rt.cursor.recipient!,
-        message: req.message,
+        message: outgoing(rt, req),
         attemptId: `${req.requestId}#${retry.attempts}`,
       });
       confirm(rt.now());
@@ -196,6 +196,13 @@ function ambiguous(retry: RetryState, info: FailureInfo): AfterFailure {
     'AmbiguousSend',
     `It is unknown whether the message was sent (${reason}); it was not sent again.`,
   );
+}
+
+/** The message as it leaves: a nudge that asks for it quotes the question its wait is for. */
+function outgoing(rt: AgentRuntime, req: Queued): Queued['message'] {
+  if (!req.quoteQuestion || !req.requester || req.onlyWhileWaiting === undefined) return req.message;
+  const questionId = rt.router.questionOf({ workflowId: req.requester, waitId: req.onlyWhileWaiting });
+  return questionId ? { ...req.message, context: { message_id: questionId } } : req.message;
 }
 
 /** False for a nudge (`onlyWhileWaiting`) whose wait was answered or has ended. */

@@ -58,7 +58,7 @@ describe('approval rules', () => {
       label: 'Deploy?',
     });
     expect(router.ambiguous(text('yes'))).toBeUndefined();
-    expect(router.take(text('Yes'))).toEqual({ workflowId: 'a1', waitId: 1 });
+    expect(router.take(text('Yes'))).toEqual({ workflowId: 'a1', waitId: 1, questionId: 'q1' });
     router.register({ workflowId: 'a1', waitId: 2 }, 'q1', false, {
       words: APPROVAL_WORDS,
       label: 'Deploy?',
@@ -70,7 +70,7 @@ describe('approval rules', () => {
     expect(router.ambiguous(text('no'))).toEqual(['Deploy?', 'Rotate?']);
     // Quoting decides; a word that is no answer goes to the conversation waiting for a message.
     expect(router.ambiguous(text('no', 'm2', 'q2'))).toBeUndefined();
-    expect(router.take(text('no', 'm2', 'q2'))).toEqual({ workflowId: 'a2', waitId: 1 });
+    expect(router.take(text('no', 'm2', 'q2'))).toEqual({ workflowId: 'a2', waitId: 1, questionId: 'q2' });
     expect(router.take(text('hello'))).toEqual({ workflowId: 'conv', waitId: 1 });
   });
 

@@ -37,7 +37,12 @@ describe('router', () => {
     const router = new Router(100);
     router.register({ workflowId: 'older', waitId: 1 });
     router.register({ workflowId: 'asker', waitId: 1 }, 'question-1');
-    expect(router.take(text('m1', 'yes', 'question-1'))).toEqual({ workflowId: 'asker', waitId: 1 });
+    // The waiter is told which question it was for (its answer brings the id along).
+    expect(router.take(text('m1', 'yes', 'question-1'))).toEqual({
+      workflowId: 'asker',
+      waitId: 1,
+      questionId: 'question-1',
+    });
     // The asker's wait is served once: its next-message registration went with it.
     expect(router.take(text('m2', 'hello'))).toEqual({ workflowId: 'older', waitId: 1 });
     expect(router.take(text('m3', 'hello again'))).toBeUndefined();
@@ -142,7 +147,7 @@ describe('router', () => {
     before.register({ workflowId: 'asker', waitId: 3 }, 'q1', false);
     before.register({ workflowId: 'next', waitId: 4 });
     const router = new Router(100, before.snapshot());
-    expect(router.take(text('m1', 'a', 'q1'))).toEqual({ workflowId: 'asker', waitId: 3 });
+    expect(router.take(text('m1', 'a', 'q1'))).toEqual({ workflowId: 'asker', waitId: 3, questionId: 'q1' });
     expect(router.take(text('m2', 'b'))).toEqual({ workflowId: 'next', waitId: 4 });
   });
 
@@ -156,5 +161,19 @@ describe('router', () => {
     const next = new Router(100, { ...router.snapshot(), routed: other.snapshot().routed });
     expect(next.counts).toEqual({ reply: 1, next: 1 });
     expect(next.end({ workflowId: 'v', waitId: 1 })).toEqual({ message, seq: 2 });
+  });
+
+  it('knows the question a wait is for while it waits (a nudge quotes it), and not after', () => {
+    const router = new Router(100);
+    router.register({ workflowId: 'asker', waitId: 2 }, 'q2');
+    expect(router.questionOf({ workflowId: 'asker', waitId: 2 })).toBe('q2');
+    expect(router.questionOf({ workflowId: 'asker', waitId: 1 })).toBeUndefined();
+    // The next message answers it (it takes the next message too): the wait is served.
+    expect(router.take(text('m1', 'an answer'))).toEqual({
+      workflowId: 'asker',
+      waitId: 2,
+      questionId: 'q2',
+    });
+    expect(router.questionOf({ workflowId: 'asker', waitId: 2 })).toBeUndefined();
   });
 });
