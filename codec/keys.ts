@@ -10,6 +10,14 @@ import { registerSecret } from '../core/redact';
 /** The variable holding the keys. */
 export const ENCRYPTION_KEYS_VARIABLE = 'AMSFLOW_ENCRYPTION_KEYS';
 
+/** The variable turning strict decoding on (`1`/`true`; see `EncryptionCodecOptions.strict`). */
+export const ENCRYPTION_STRICT_VARIABLE = 'AMSFLOW_ENCRYPTION_STRICT';
+
+/** `AMSFLOW_ENCRYPTION_STRICT`: `0`, `1`, `true` or `false` (default off). */
+export const EncryptionStrictSchema = z
+  .enum(['0', '1', 'true', 'false'], { errorMap: () => ({ message: 'must be 0, 1, true or false' }) })
+  .transform((value) => value === '1' || value === 'true');
+
 /** AES-256: a key is 32 bytes. */
 export const KEY_BYTES = 32;
 
@@ -57,11 +65,15 @@ export const EncryptionKeysSchema = z.string().transform((text, ctx): Encryption
   return keys;
 });
 
-/** A bad `AMSFLOW_ENCRYPTION_KEYS`: every problem, by entry, without key material. */
+/** A bad `AMSFLOW_ENCRYPTION_KEYS` (or `AMSFLOW_ENCRYPTION_STRICT`): every problem, by entry, without key material. */
 export class EncryptionKeysError extends Error {
   readonly code = 'AMSFLOW_ENCRYPTION_KEYS';
-  constructor(readonly problems: string[]) {
-    super(problems.map((p) => `${ENCRYPTION_KEYS_VARIABLE}: ${p}`).join('\n'));
+  constructor(
+    readonly problems: string[],
+    /** The variable at fault: the keys, or `AMSFLOW_ENCRYPTION_STRICT`. */
+    readonly variable: string = ENCRYPTION_KEYS_VARIABLE,
+  ) {
+    super(problems.map((p) => `${variable}: ${p}`).join('\n'));
     this.name = 'EncryptionKeysError';
   }
 }
@@ -76,5 +88,15 @@ export function encryptionKeysFromEnv(env: NodeJS.ProcessEnv = process.env): Enc
   if (value === undefined) return undefined;
   const parsed = EncryptionKeysSchema.safeParse(value);
   if (!parsed.success) throw new EncryptionKeysError(parsed.error.issues.map((issue) => issue.message));
+  return parsed.data;
+}
+
+/** Whether `env.AMSFLOW_ENCRYPTION_STRICT` turns strict decoding on; throws {@link EncryptionKeysError}. */
+export function encryptionStrictFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
+  const value = env[ENCRYPTION_STRICT_VARIABLE];
+  if (value === undefined) return false;
+  const parsed = EncryptionStrictSchema.safeParse(value.trim());
+  if (!parsed.success)
+    throw new EncryptionKeysError(['must be 0, 1, true or false'], ENCRYPTION_STRICT_VARIABLE);
   return parsed.data;
 }

@@ -10,7 +10,7 @@ import { AGENT_KEY_PATTERN } from '../protocol/ids';
 import { DEFAULT_TASK_QUEUE } from '../protocol/queues';
 import type { AgentTuning } from '../protocol';
 import { canonicalTimeZone, isTimeZone } from '../core/zoned-time';
-import { EncryptionKeysSchema, type EncryptionKey } from '../codec/keys';
+import { EncryptionKeysSchema, EncryptionStrictSchema, type EncryptionKey } from '../codec/keys';
 import { readBotConfig } from './bot-config';
 import { BaseUrlSchema, parseAgentEntries, tokenProblem } from './config-checks';
 import { jsonObject, LimitsSchema, nonEmpty, port, TuningSchema } from './config-schemas';
@@ -109,6 +109,8 @@ export const EnvSchema = z.object({
   AMSFLOW_HEALTH_CHECK_MS: z.coerce.number().int().min(100).default(15_000),
   /** `id:base64key,...` (current first): encryption at rest (codec/). Unset: off. */
   AMSFLOW_ENCRYPTION_KEYS: EncryptionKeysSchema.optional(),
+  /** `1`: decode only payloads encrypted and bound by the keys (codec/encryption-codec.ts). */
+  AMSFLOW_ENCRYPTION_STRICT: EncryptionStrictSchema.optional(),
 });
 
 /** Metrics, health and logs of a worker process (see worker/observability/README.md). */
@@ -158,6 +160,8 @@ export interface WorkerConfig {
   observability: ObservabilityConfig;
   /** `AMSFLOW_ENCRYPTION_KEYS` (current first): payloads encrypted at rest. Unset: no encryption. */
   encryptionKeys?: EncryptionKey[];
+  /** `AMSFLOW_ENCRYPTION_STRICT`: refuse unencrypted and unbound payloads. */
+  encryptionStrict?: boolean;
 }
 
 /** Every problem found in the environment, by variable name. */
@@ -280,5 +284,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
       healthCheckMs: e.AMSFLOW_HEALTH_CHECK_MS,
     },
     encryptionKeys: e.AMSFLOW_ENCRYPTION_KEYS,
+    encryptionStrict: e.AMSFLOW_ENCRYPTION_STRICT,
   };
 }
