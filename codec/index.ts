@@ -23,9 +23,13 @@ export {
 } from './keys';
 export { dataConverterFor, dataConverterFromEnv, FAILURE_CONVERTER_PATH } from './data-converter';
 export {
+  CodecServerConfigError,
   DEFAULT_CODEC_SERVER_PORT,
   DEFAULT_UI_ORIGINS,
   startCodecServer,
+  type BindingCodec,
   type CodecServer,
   type CodecServerOptions,
 } from './codec-server';
+export { codecTokenProblem, type CodecAuthOptions } from './codec-auth';
+export { oidcUrlProblem, type OidcOptions } from './oidc';
