@@ -13,7 +13,7 @@ import { canonicalTimeZone, isTimeZone } from '../core/zoned-time';
 import { EncryptionKeysSchema, EncryptionStrictSchema, type EncryptionKey } from '../codec/keys';
 import { readBotConfig } from './bot-config';
 import { BaseUrlSchema, parseAgentEntries, tokenProblem } from './config-checks';
-import { jsonObject, LimitsSchema, nonEmpty, port, TuningSchema } from './config-schemas';
+import { hostNames, jsonObject, LimitsSchema, nonEmpty, port, TuningSchema } from './config-schemas';
 import { AmsflowError } from '../core/amsflow-error';
 import { AmsflowErrorCodes } from '../core/error-codes';
 
@@ -94,6 +94,8 @@ export const EnvSchema = z.object({
     .default(9464),
   /** The interface the metrics endpoint listens on: loopback by default; `0.0.0.0` in a container. */
   AMSFLOW_METRICS_HOST: nonEmpty.default('127.0.0.1'),
+  /** Host names the endpoint is scraped by besides its address (a container's service name). */
+  AMSFLOW_METRICS_ALLOWED_HOSTS: hostNames.optional(),
   /** `pretty` (lines for a terminal, the default) or `json` (one JSON object per line). */
   AMSFLOW_LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
   /** The lowest level logged; default `info` with json lines, `warn` with pretty ones. */
@@ -119,6 +121,8 @@ export interface ObservabilityConfig {
   metricsPort: number | 'off';
   /** `AMSFLOW_METRICS_HOST`. */
   metricsHost: string;
+  /** `AMSFLOW_METRICS_ALLOWED_HOSTS`: names it answers to besides its address (unset: none). */
+  metricsAllowedHosts?: string[];
   /** `AMSFLOW_LOG_FORMAT`. */
   logFormat: 'json' | 'pretty';
   /** `AMSFLOW_LOG_LEVEL`. */
@@ -278,6 +282,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
     observability: {
       metricsPort: e.AMSFLOW_METRICS_PORT,
       metricsHost: e.AMSFLOW_METRICS_HOST,
+      ...(e.AMSFLOW_METRICS_ALLOWED_HOSTS ? { metricsAllowedHosts: e.AMSFLOW_METRICS_ALLOWED_HOSTS } : {}),
       logFormat: e.AMSFLOW_LOG_FORMAT ?? 'pretty',
       logLevel: e.AMSFLOW_LOG_LEVEL ?? (e.AMSFLOW_LOG_FORMAT === 'json' ? 'info' : 'warn'),
       logBodies: e.AMSFLOW_LOG_BODIES === '1' || e.AMSFLOW_LOG_BODIES === 'true',

@@ -53,6 +53,7 @@ export class Observability {
     this.server = await startMetricsServer({
       port: this.config.metricsPort,
       host: this.config.metricsHost,
+      allowedHosts: this.config.metricsAllowedHosts,
       registry: this.metrics.registry,
       readiness: this.readiness,
       runtimeMetricsUrl,
