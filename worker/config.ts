@@ -13,8 +13,19 @@ import { canonicalTimeZone, isTimeZone } from '../core/zoned-time';
 import { EncryptionKeysSchema, EncryptionStrictSchema, type EncryptionKey } from '../codec/keys';
 import { readBotConfig } from './bot-config';
 import { BaseUrlSchema, parseAgentEntries, tokenProblem } from './config-checks';
-import { hostNames, jsonObject, LimitsSchema, nonEmpty, port, TuningSchema } from './config-schemas';
+import {
+  hostNames,
+  jsonObject,
+  mediaOrigins,
+  LimitsSchema,
+  nonEmpty,
+  port,
+  TuningSchema,
+} from './config-schemas';
 import { AmsflowError } from '../core/amsflow-error';
+import type { ObservabilityConfig } from './observability/observability-config';
+
+export type { ObservabilityConfig } from './observability/observability-config';
 import { AmsflowErrorCodes } from '../core/error-codes';
 
 export { MAX_BOT_CONFIG_BYTES } from './bot-config';
@@ -60,6 +71,8 @@ export const EnvSchema = z.object({
     })
     .optional(),
   AMS_BASE_URL: BaseUrlSchema.optional(),
+  /** Origins besides the service's that its media URLs may point at (the token goes there). */
+  AMSFLOW_MEDIA_ORIGINS: mediaOrigins.optional(),
   AMSFLOW_AGENT: AgentConfigSchema.shape.agentKey.default('default'),
   AMSFLOW_AGENTS_FILE: nonEmpty.optional(),
   TEMPORAL_ADDRESS: nonEmpty.optional(),
@@ -115,24 +128,6 @@ export const EnvSchema = z.object({
   AMSFLOW_ENCRYPTION_STRICT: EncryptionStrictSchema.optional(),
 });
 
-/** Metrics, health and logs of a worker process (see worker/observability/README.md). */
-export interface ObservabilityConfig {
-  /** `AMSFLOW_METRICS_PORT`: a port, 0 for any free one, or `off`. */
-  metricsPort: number | 'off';
-  /** `AMSFLOW_METRICS_HOST`. */
-  metricsHost: string;
-  /** `AMSFLOW_METRICS_ALLOWED_HOSTS`: names it answers to besides its address (unset: none). */
-  metricsAllowedHosts?: string[];
-  /** `AMSFLOW_LOG_FORMAT`. */
-  logFormat: 'json' | 'pretty';
-  /** `AMSFLOW_LOG_LEVEL`. */
-  logLevel: 'debug' | 'info' | 'warn' | 'error';
-  /** `AMSFLOW_LOG_BODIES=1`: message bodies in debug lines. */
-  logBodies: boolean;
-  /** `AMSFLOW_HEALTH_CHECK_MS`: between two checks of every agent's health (default 15000). */
-  healthCheckMs?: number;
-}
-
 export interface WorkerConfig {
   /** Agents to serve; empty tokens mean "use the embedded simulator". */
   agents: AgentConfig[];
@@ -153,6 +148,8 @@ export interface WorkerConfig {
   timeZone?: string;
   limits: Partial<Limits>;
   tuning: AgentTuning;
+  /** `AMSFLOW_MEDIA_ORIGINS`: where media downloads may go besides the service's origin. */
+  mediaOrigins?: string[];
   /** Agents in the whole fleet, for the task-queue ceilings. Default: the agents of this worker. */
   fleetAgents: number;
   /** Absolute `AMSFLOW_DATA_DIR`: where the embedded server and simulator keep their data. */
@@ -274,6 +271,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
     taskQueue: e.AMSFLOW_TASK_QUEUE,
     limits: e.AMSFLOW_LIMITS ?? {},
     tuning: e.AMSFLOW_TUNING ?? {},
+    mediaOrigins: e.AMSFLOW_MEDIA_ORIGINS,
     fleetAgents: e.AMSFLOW_FLEET_AGENTS ?? agents.length,
     dataDir: resolve(e.AMSFLOW_DATA_DIR),
     devServerPort: e.AMSFLOW_DEV_SERVER_PORT,

@@ -5,7 +5,7 @@
  */
 import type { Client } from '@temporalio/client';
 import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
-import type { ObservabilityConfig } from '../config';
+import type { ObservabilityConfig } from './observability-config';
 import { activityMetricsInterceptor } from './activity-metrics';
 import { AgentHealthMonitor } from './agent-health';
 import { AmsflowMetrics } from './amsflow-metrics';
