@@ -67,7 +67,8 @@ export interface CodecServerValues {
 /** The bearer token of `--token-file` or `AMSFLOW_CODEC_TOKEN`, or why it cannot be used. */
 function tokenOf(values: CodecServerValues, env: NodeJS.ProcessEnv): { token?: string; problem?: string } {
   const file = values['token-file'];
-  const fromEnv = env[CODEC_TOKEN_VARIABLE];
+  // Empty is unset: a compose file passes every variable, set or not.
+  const fromEnv = env[CODEC_TOKEN_VARIABLE] || undefined;
   if (file !== undefined && fromEnv !== undefined)
     return { problem: `give the token once: --token-file or ${CODEC_TOKEN_VARIABLE}, not both` };
   let token = fromEnv;
@@ -94,11 +95,11 @@ function authOf(
 ): { auth: CodecAuthOptions; problem?: string } {
   const { token, problem } = tokenOf(values, env);
   if (problem) return { auth: {}, problem };
-  const issuer = values['oidc-issuer'];
-  const audience = values['oidc-audience'];
+  const issuer = values['oidc-issuer'] || undefined;
+  const audience = values['oidc-audience'] || undefined;
   const oidcOnly = ['oidc-audience', 'oidc-jwks-uri', 'oidc-permissions-claim'] as const;
   if (issuer === undefined) {
-    const stray = oidcOnly.find((name) => values[name] !== undefined);
+    const stray = oidcOnly.find((name) => Boolean(values[name]));
     return stray ? { auth: {}, problem: `--${stray} needs --oidc-issuer` } : { auth: { token } };
   }
   if (audience === undefined)

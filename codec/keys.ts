@@ -1,6 +1,7 @@
 /**
  * The encryption keys of `AMSFLOW_ENCRYPTION_KEYS`: comma-separated `id:base64key` entries, each
- * key 32 bytes (AES-256), the first one current (it encrypts; every one listed decrypts). Parsed
+ * key 32 bytes (AES-256), the first one current (it encrypts; every one listed decrypts); `off`
+ * for none. Parsed
  * with zod so that a bad value is reported by the variable's name and never echoed, and every key
  * is registered as a secret: no log line will contain it.
  */
@@ -38,8 +39,10 @@ export interface EncryptionKey {
 export const EncryptionKeysSchema = z.string().transform((text, ctx): EncryptionKey[] => {
   const problem = (message: string) => ctx.addIssue({ code: z.ZodIssueCode.custom, message });
   registerSecret(text.trim());
+  // `off` says "no encryption" where the variable cannot be left unset (a compose file).
+  if (text.trim().toLowerCase() === 'off') return [];
   if (text.trim() === '') {
-    problem('is empty; unset it to run without encryption');
+    problem('is empty; unset it (or set it to off) to run without encryption');
     return [];
   }
   const entries = text.split(',').map((entry) => entry.trim());
@@ -79,8 +82,8 @@ export class EncryptionKeysError extends Error {
 }
 
 /**
- * The keys of `env.AMSFLOW_ENCRYPTION_KEYS`, or undefined when it is unset (encryption off; set
- * but empty is an error, not off). For processes that do not load the worker configuration (the `amsflow` CLI).
+ * The keys of `env.AMSFLOW_ENCRYPTION_KEYS`, or undefined when it is unset or `off` (encryption
+ * off; set but empty is an error, not off). For processes that do not load the worker configuration (the `amsflow` CLI).
  * Throws {@link EncryptionKeysError}.
  */
 export function encryptionKeysFromEnv(env: NodeJS.ProcessEnv = process.env): EncryptionKey[] | undefined {
@@ -88,7 +91,7 @@ export function encryptionKeysFromEnv(env: NodeJS.ProcessEnv = process.env): Enc
   if (value === undefined) return undefined;
   const parsed = EncryptionKeysSchema.safeParse(value);
   if (!parsed.success) throw new EncryptionKeysError(parsed.error.issues.map((issue) => issue.message));
-  return parsed.data;
+  return parsed.data.length > 0 ? parsed.data : undefined;
 }
 
 /** Whether `env.AMSFLOW_ENCRYPTION_STRICT` turns strict decoding on; throws {@link EncryptionKeysError}. */

@@ -286,7 +286,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
       logBodies: e.AMSFLOW_LOG_BODIES === '1' || e.AMSFLOW_LOG_BODIES === 'true',
       healthCheckMs: e.AMSFLOW_HEALTH_CHECK_MS,
     },
-    encryptionKeys: e.AMSFLOW_ENCRYPTION_KEYS,
+    encryptionKeys: e.AMSFLOW_ENCRYPTION_KEYS?.length ? e.AMSFLOW_ENCRYPTION_KEYS : undefined,
     encryptionStrict: e.AMSFLOW_ENCRYPTION_STRICT,
   };
 }

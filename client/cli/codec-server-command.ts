@@ -56,8 +56,14 @@ export const codecServerCommand = command({
       '<path>',
       `a file holding the bearer token callers must send (or ${CODEC_TOKEN_VARIABLE})`,
     ),
-    'oidc-issuer': string('<url>', "accept the Temporal UI's OIDC access tokens of this issuer"),
-    'oidc-audience': string('<audience>', 'the audience those tokens must name'),
+    'oidc-issuer': {
+      ...string('<url>', "accept the Temporal UI's OIDC access tokens of this issuer"),
+      env: 'AMSFLOW_CODEC_OIDC_ISSUER',
+    },
+    'oidc-audience': {
+      ...string('<audience>', 'the audience those tokens must name'),
+      env: 'AMSFLOW_CODEC_OIDC_AUDIENCE',
+    },
     'oidc-jwks-uri': string('<url>', "the issuer's key set (default: from its discovery document)"),
     'oidc-permissions-claim': string(
       '<claim>',

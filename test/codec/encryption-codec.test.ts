@@ -156,8 +156,11 @@ describe('AMSFLOW_ENCRYPTION_KEYS', () => {
     ]);
     expect(problems.join('\n')).not.toContain(good);
     expect(problemsOf('  ')).toEqual([
-      'AMSFLOW_ENCRYPTION_KEYS: is empty; unset it to run without encryption',
+      'AMSFLOW_ENCRYPTION_KEYS: is empty; unset it (or set it to off) to run without encryption',
     ]);
+    // `off` is no encryption, for a compose file that cannot leave the variable unset.
+    expect(loadConfig({ AMSFLOW_ENCRYPTION_KEYS: 'off' }).encryptionKeys).toBeUndefined();
+    expect(encryptionKeysFromEnv({ AMSFLOW_ENCRYPTION_KEYS: ' OFF ' })).toBeUndefined();
     expect(() => encryptionKeysFromEnv({ AMSFLOW_ENCRYPTION_KEYS: `s:${short}` })).toThrow(
       EncryptionKeysError,
     );
