@@ -1,25 +1,52 @@
 /**
  * A codec server: Temporal's remote codec protocol over HTTP, so that the Temporal UI (and
  * `temporal --codec-endpoint`) can show decrypted payloads to an operator who holds the keys.
- * `POST /encode` and `POST /decode` (also under a namespace segment, `/<namespace>/decode`) take
- * and answer `{ "payloads": [{ "metadata": { "<key>": "<base64>" }, "data": "<base64>" }] }`.
- * Browsers may call it from the allowed UI origins (CORS, with the UI's `X-Namespace` and
- * `Authorization` headers). Whoever reaches it can decrypt: it listens on loopback by default.
+ * `POST /decode` (and `/<namespace>/decode`) takes and answers
+ * `{ "payloads": [{ "metadata": { "<key>": "<base64>" }, "data": "<base64>" }] }`.
+ *
+ * Whoever it answers can read every payload, so before anything is decoded a request must:
+ * name this server in its Host and come from no page but an allowed UI origin (core/local-request.ts:
+ * DNS rebinding, cross-site requests); be exactly one of its paths (codec-routes.ts); be JSON; be
+ * for a namespace it serves; carry a credential when one is configured (codec-auth.ts), which it
+ * must be to listen beyond loopback. Payloads decode only for the namespace asked for (they are
+ * bound to theirs). `/encode` would let a caller mint payloads workers accept: it is off unless
+ * `allowEncode`, which needs a credential too.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Payload, PayloadCodec } from '@temporalio/common';
+import type { Payload } from '@temporalio/common';
 import { z } from 'zod';
+import { AmsflowError } from '../core/amsflow-error';
+import { AmsflowErrorCodes } from '../core/error-codes';
+import { checkLocalRequest, isLoopbackHost, type LocalRequestPolicy } from '../core/local-request';
+import { CodecAuth, type CodecAuthOptions } from './codec-auth';
+import { codecRoute, type CodecRoute } from './codec-routes';
+import { EncryptionCodecError } from './encryption-codec';
+import type { PayloadBinding } from './payload-binding';
+
+/** What the server runs payloads through: the encryption codec, for the namespace asked for. */
+export interface BindingCodec {
+  encodeFor(payloads: Payload[], binding: PayloadBinding | undefined): Promise<Payload[]>;
+  decodeFor(payloads: Payload[], binding: PayloadBinding | undefined): Promise<Payload[]>;
+}
 
 /** Options of {@link startCodecServer}. */
 export interface CodecServerOptions {
-  codec: PayloadCodec;
+  codec: BindingCodec;
   /** Default 8888; 0 for any free port. */
   port?: number;
-  /** Default `127.0.0.1`. */
+  /** Default `127.0.0.1`. Anything beyond loopback needs `auth`. */
   host?: string;
   /** Origins of the Temporal UI allowed to call it from a browser; default {@link DEFAULT_UI_ORIGINS}. */
   origins?: string[];
+  /** Host names it is reached by besides its address (a reverse proxy's): see core/local-request.ts. */
+  allowedHosts?: string[];
+  /** The credential callers must present (required beyond loopback and with `allowEncode`). */
+  auth?: CodecAuthOptions;
+  /** The namespaces it decodes for; default any (a request then need not name one). */
+  namespaces?: string[];
+  /** Serve `/encode` (the UI's "start workflow" and "signal" with input); off by default. */
+  allowEncode?: boolean;
 }
 
 /** The embedded dev server's UI. */
@@ -30,6 +57,11 @@ export const DEFAULT_CODEC_SERVER_PORT = 8888;
 
 /** Largest request body accepted. */
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+/** The server cannot run as configured (it would decrypt for anyone, or mint payloads for anyone). */
+export class CodecServerConfigError extends AmsflowError {
+  readonly code = AmsflowErrorCodes.codecServerConfig;
+}
 
 /** A listening codec server. */
 export interface CodecServer {
@@ -74,60 +106,140 @@ async function readBody(req: IncomingMessage): Promise<string | undefined> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Starts the server; rejects with the listen error (e.g. `EADDRINUSE`). */
-// eslint-disable-next-line max-lines-per-function -- the HTTP handler (CORS, routes, errors) is a closure over the started server; not yet cut
-export async function startCodecServer(options: CodecServerOptions): Promise<CodecServer> {
-  const origins = new Set(options.origins?.length ? options.origins : DEFAULT_UI_ORIGINS);
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const origin = req.headers.origin;
-    const cors: Record<string, string> =
-      origin && origins.has(origin)
-        ? {
-            'access-control-allow-origin': origin,
-            'access-control-allow-methods': 'POST, OPTIONS',
-            'access-control-allow-headers': 'Content-Type, X-Namespace, Authorization',
-            'access-control-allow-credentials': 'true',
-            'access-control-max-age': '600',
-            vary: 'Origin',
-          }
-        : { vary: 'Origin' };
-    const json = (status: number, body: unknown) => {
-      res.writeHead(status, { ...cors, 'content-type': 'application/json', 'cache-control': 'no-store' });
-      res.end(JSON.stringify(body));
-    };
-    const operation = /\/(encode|decode)$/.exec((req.url ?? '/').split('?')[0])?.[1];
-    if (!operation) return json(404, { error: 'not found: POST /encode or /decode' });
-    if (req.method === 'OPTIONS') {
-      res.writeHead(204, cors);
-      return res.end();
-    }
-    if (req.method !== 'POST') return json(405, { error: 'POST only' });
-    const text = await readBody(req);
-    if (text === undefined) return json(413, { error: `larger than ${MAX_BODY_BYTES} bytes` });
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      return json(400, { error: 'the body is not JSON' });
-    }
-    const list = PayloadListSchema.safeParse(body);
-    if (!list.success) return json(400, { error: 'expected { "payloads": [...] }' });
-    const payloads = list.data.payloads.map(fromJson);
-    try {
-      const done =
-        operation === 'encode' ? await options.codec.encode(payloads) : await options.codec.decode(payloads);
-      json(200, { payloads: done.map(toJson) });
-    } catch (err) {
-      json(400, { error: (err as Error).message });
-    }
+/** What one server decides with. */
+interface Settings {
+  codec: BindingCodec;
+  policy: LocalRequestPolicy;
+  origins: ReadonlySet<string>;
+  auth: CodecAuth;
+  namespaces: ReadonlySet<string>;
+  allowEncode: boolean;
+}
+
+type Answer = (status: number, body: unknown, headers?: Record<string, string>) => void;
+
+/** Why the request may not have this route (namespaces served, credential, encode), or undefined. */
+async function admission(s: Settings, req: IncomingMessage, route: CodecRoute, answer: Answer) {
+  if (s.namespaces.size > 0) {
+    if (route.namespace === undefined)
+      return answer(400, { error: 'name the namespace: X-Namespace or /<namespace>/decode' });
+    if (!s.namespaces.has(route.namespace))
+      return answer(403, { error: `namespace "${route.namespace}" is not served here` });
+  }
+  const denied = await s.auth.refusal(req.headers.authorization, route.namespace);
+  if (denied)
+    return answer(
+      denied.status,
+      { error: denied.reason },
+      denied.status === 401 ? { 'www-authenticate': 'Bearer' } : {},
+    );
+  if (route.operation === 'encode' && !s.allowEncode)
+    return answer(403, { error: 'encode is off (amsflow codec-server --allow-encode turns it on)' });
+  return 'admitted';
+}
+
+/** Runs the payloads of an admitted request through the codec. */
+async function serve(s: Settings, req: IncomingMessage, route: CodecRoute, answer: Answer) {
+  const text = await readBody(req);
+  if (text === undefined) return answer(413, { error: `larger than ${MAX_BODY_BYTES} bytes` });
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return answer(400, { error: 'the body is not JSON' });
+  }
+  const list = PayloadListSchema.safeParse(body);
+  if (!list.success) return answer(400, { error: 'expected { "payloads": [...] }' });
+  const payloads = list.data.payloads.map(fromJson);
+  const binding = route.namespace === undefined ? {} : { namespace: route.namespace };
+  try {
+    const done =
+      route.operation === 'encode'
+        ? await s.codec.encodeFor(payloads, binding)
+        : await s.codec.decodeFor(payloads, binding);
+    answer(200, { payloads: done.map(toJson) });
+  } catch (err) {
+    if (!(err instanceof EncryptionCodecError)) throw err;
+    answer(400, { error: err.message });
+  }
+}
+
+async function handle(s: Settings, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const origin = req.headers.origin;
+  const cors: Record<string, string> =
+    origin && s.origins.has(origin)
+      ? {
+          'access-control-allow-origin': origin,
+          'access-control-allow-methods': 'POST, OPTIONS',
+          'access-control-allow-headers': 'Content-Type, X-Namespace, Authorization',
+          'access-control-allow-credentials': 'true',
+          'access-control-max-age': '600',
+        }
+      : {};
+  const answer: Answer = (status, body, headers = {}) => {
+    req.resume();
+    res.writeHead(status, {
+      ...cors,
+      ...headers,
+      vary: 'Origin',
+      'content-type': 'application/json',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+    });
+    res.end(status === 204 ? undefined : JSON.stringify(body));
   };
+  const refused = checkLocalRequest(s.policy, req.headers);
+  if (refused) return answer(403, { error: refused.reason });
+  const route = codecRoute(req.url ?? '/', header(req, 'x-namespace'));
+  if ('status' in route) return answer(route.status, { error: route.reason });
+  if (req.method === 'OPTIONS') return answer(204, null);
+  if (req.method !== 'POST') return answer(405, { error: 'POST only' }, { allow: 'POST, OPTIONS' });
+  const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  if (type !== 'application/json') return answer(415, { error: 'Content-Type must be application/json' });
+  if ((await admission(s, req, route, answer)) !== 'admitted') return;
+  await serve(s, req, route, answer);
+}
+
+const header = (req: IncomingMessage, name: string): string | undefined => {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+};
+
+/** The server's settings; throws {@link CodecServerConfigError} for a setup that would serve anyone. */
+function settingsOf(options: CodecServerOptions, host: string): Settings {
+  const auth = new CodecAuth(options.auth);
+  if (!auth.required && !isLoopbackHost(host))
+    throw new CodecServerConfigError(
+      `The codec server refuses to listen on ${host} without authentication: whoever reaches it could ` +
+        'read every payload. Give it a token (--token-file, AMSFLOW_CODEC_TOKEN) or an OIDC issuer (--oidc-issuer), or listen on 127.0.0.1.',
+    );
+  if (options.allowEncode && !auth.required)
+    throw new CodecServerConfigError(
+      '--allow-encode needs authentication (--token-file, AMSFLOW_CODEC_TOKEN or --oidc-issuer): ' +
+        'encode makes payloads every worker accepts.',
+    );
+  const origins = options.origins?.length ? options.origins : DEFAULT_UI_ORIGINS;
+  return {
+    codec: options.codec,
+    policy: { listenHost: host, allowedHosts: options.allowedHosts ?? [], allowedOrigins: origins },
+    origins: new Set(origins),
+    auth,
+    namespaces: new Set(options.namespaces ?? []),
+    allowEncode: options.allowEncode === true,
+  };
+}
+
+/** Starts the server; rejects with {@link CodecServerConfigError} or the listen error (`EADDRINUSE`). */
+export async function startCodecServer(options: CodecServerOptions): Promise<CodecServer> {
+  const host = options.host ?? '127.0.0.1';
+  const settings = settingsOf(options, host);
   const server = createServer((req, res) => {
-    handle(req, res).catch((err: Error) => {
+    handle(settings, req, res).catch(() => {
+      // A bug must not take the server down, nor tell a caller more than that it happened.
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: err.message }));
+      res.end(JSON.stringify({ error: 'internal error' }));
     });
   });
-  const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? DEFAULT_CODEC_SERVER_PORT, host, () => {

@@ -4,8 +4,8 @@
  * failure messages and stack traces into (encrypted) payloads. Undefined when encryption is off.
  */
 import type { DataConverter } from '@temporalio/common';
-import { EncryptionCodec } from './encryption-codec';
-import { encryptionKeysFromEnv, type EncryptionKey } from './keys';
+import { EncryptionCodec, type EncryptionCodecOptions } from './encryption-codec';
+import { encryptionKeysFromEnv, encryptionStrictFromEnv, type EncryptionKey } from './keys';
 
 /**
  * Path of the module exporting the encoding `failureConverter`. A workflow bundle built ahead
@@ -14,16 +14,25 @@ import { encryptionKeysFromEnv, type EncryptionKey } from './keys';
  */
 export const FAILURE_CONVERTER_PATH = require.resolve('./failure-converter');
 
-/** The encrypting data converter for `keys` (current first), or undefined without keys. */
-export function dataConverterFor(keys: readonly EncryptionKey[] | undefined): DataConverter | undefined {
+/**
+ * The encrypting data converter for `keys` (current first), or undefined without keys.
+ * `options.strict`: decode only bound, encrypted payloads (`AMSFLOW_ENCRYPTION_STRICT`).
+ */
+export function dataConverterFor(
+  keys: readonly EncryptionKey[] | undefined,
+  options: EncryptionCodecOptions = {},
+): DataConverter | undefined {
   if (!keys || keys.length === 0) return undefined;
-  return { payloadCodecs: [new EncryptionCodec(keys)], failureConverterPath: FAILURE_CONVERTER_PATH };
+  return {
+    payloadCodecs: [new EncryptionCodec(keys, options)],
+    failureConverterPath: FAILURE_CONVERTER_PATH,
+  };
 }
 
 /**
- * The data converter for `env.AMSFLOW_ENCRYPTION_KEYS` (undefined when unset). Throws
- * `EncryptionKeysError` for a bad value.
+ * The data converter for `env.AMSFLOW_ENCRYPTION_KEYS` (undefined when unset) and
+ * `env.AMSFLOW_ENCRYPTION_STRICT`. Throws `EncryptionKeysError` for a bad value.
  */
 export function dataConverterFromEnv(env: NodeJS.ProcessEnv = process.env): DataConverter | undefined {
-  return dataConverterFor(encryptionKeysFromEnv(env));
+  return dataConverterFor(encryptionKeysFromEnv(env), { strict: encryptionStrictFromEnv(env) });
 }

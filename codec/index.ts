@@ -8,20 +8,28 @@ export {
   EncryptionCodecError,
   ENCRYPTED_ENCODING,
   KEY_ID_METADATA,
+  type EncryptionCodecOptions,
   type EncryptionCodecProblem,
 } from './encryption-codec';
+export { CONTEXT_METADATA, type PayloadBinding } from './payload-binding';
 export {
   EncryptionKeysError,
   EncryptionKeysSchema,
   ENCRYPTION_KEYS_VARIABLE,
   encryptionKeysFromEnv,
+  encryptionStrictFromEnv,
+  ENCRYPTION_STRICT_VARIABLE,
   type EncryptionKey,
 } from './keys';
 export { dataConverterFor, dataConverterFromEnv, FAILURE_CONVERTER_PATH } from './data-converter';
 export {
+  CodecServerConfigError,
   DEFAULT_CODEC_SERVER_PORT,
   DEFAULT_UI_ORIGINS,
   startCodecServer,
+  type BindingCodec,
   type CodecServer,
   type CodecServerOptions,
 } from './codec-server';
+export { codecTokenProblem, type CodecAuthOptions } from './codec-auth';
+export { oidcUrlProblem, type OidcOptions } from './oidc';

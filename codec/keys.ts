@@ -1,6 +1,7 @@
 /**
  * The encryption keys of `AMSFLOW_ENCRYPTION_KEYS`: comma-separated `id:base64key` entries, each
- * key 32 bytes (AES-256), the first one current (it encrypts; every one listed decrypts). Parsed
+ * key 32 bytes (AES-256), the first one current (it encrypts; every one listed decrypts); `off`
+ * for none. Parsed
  * with zod so that a bad value is reported by the variable's name and never echoed, and every key
  * is registered as a secret: no log line will contain it.
  */
@@ -9,6 +10,14 @@ import { registerSecret } from '../core/redact';
 
 /** The variable holding the keys. */
 export const ENCRYPTION_KEYS_VARIABLE = 'AMSFLOW_ENCRYPTION_KEYS';
+
+/** The variable turning strict decoding on (`1`/`true`; see `EncryptionCodecOptions.strict`). */
+export const ENCRYPTION_STRICT_VARIABLE = 'AMSFLOW_ENCRYPTION_STRICT';
+
+/** `AMSFLOW_ENCRYPTION_STRICT`: `0`, `1`, `true` or `false` (default off). */
+export const EncryptionStrictSchema = z
+  .enum(['0', '1', 'true', 'false'], { errorMap: () => ({ message: 'must be 0, 1, true or false' }) })
+  .transform((value) => value === '1' || value === 'true');
 
 /** AES-256: a key is 32 bytes. */
 export const KEY_BYTES = 32;
@@ -30,8 +39,10 @@ export interface EncryptionKey {
 export const EncryptionKeysSchema = z.string().transform((text, ctx): EncryptionKey[] => {
   const problem = (message: string) => ctx.addIssue({ code: z.ZodIssueCode.custom, message });
   registerSecret(text.trim());
+  // `off` says "no encryption" where the variable cannot be left unset (a compose file).
+  if (text.trim().toLowerCase() === 'off') return [];
   if (text.trim() === '') {
-    problem('is empty; unset it to run without encryption');
+    problem('is empty; unset it (or set it to off) to run without encryption');
     return [];
   }
   const entries = text.split(',').map((entry) => entry.trim());
@@ -57,18 +68,22 @@ export const EncryptionKeysSchema = z.string().transform((text, ctx): Encryption
   return keys;
 });
 
-/** A bad `AMSFLOW_ENCRYPTION_KEYS`: every problem, by entry, without key material. */
+/** A bad `AMSFLOW_ENCRYPTION_KEYS` (or `AMSFLOW_ENCRYPTION_STRICT`): every problem, by entry, without key material. */
 export class EncryptionKeysError extends Error {
   readonly code = 'AMSFLOW_ENCRYPTION_KEYS';
-  constructor(readonly problems: string[]) {
-    super(problems.map((p) => `${ENCRYPTION_KEYS_VARIABLE}: ${p}`).join('\n'));
+  constructor(
+    readonly problems: string[],
+    /** The variable at fault: the keys, or `AMSFLOW_ENCRYPTION_STRICT`. */
+    readonly variable: string = ENCRYPTION_KEYS_VARIABLE,
+  ) {
+    super(problems.map((p) => `${variable}: ${p}`).join('\n'));
     this.name = 'EncryptionKeysError';
   }
 }
 
 /**
- * The keys of `env.AMSFLOW_ENCRYPTION_KEYS`, or undefined when it is unset (encryption off; set
- * but empty is an error, not off). For processes that do not load the worker configuration (the `amsflow` CLI).
+ * The keys of `env.AMSFLOW_ENCRYPTION_KEYS`, or undefined when it is unset or `off` (encryption
+ * off; set but empty is an error, not off). For processes that do not load the worker configuration (the `amsflow` CLI).
  * Throws {@link EncryptionKeysError}.
  */
 export function encryptionKeysFromEnv(env: NodeJS.ProcessEnv = process.env): EncryptionKey[] | undefined {
@@ -76,5 +91,15 @@ export function encryptionKeysFromEnv(env: NodeJS.ProcessEnv = process.env): Enc
   if (value === undefined) return undefined;
   const parsed = EncryptionKeysSchema.safeParse(value);
   if (!parsed.success) throw new EncryptionKeysError(parsed.error.issues.map((issue) => issue.message));
+  return parsed.data.length > 0 ? parsed.data : undefined;
+}
+
+/** Whether `env.AMSFLOW_ENCRYPTION_STRICT` turns strict decoding on; throws {@link EncryptionKeysError}. */
+export function encryptionStrictFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
+  const value = env[ENCRYPTION_STRICT_VARIABLE];
+  if (value === undefined) return false;
+  const parsed = EncryptionStrictSchema.safeParse(value.trim());
+  if (!parsed.success)
+    throw new EncryptionKeysError(['must be 0, 1, true or false'], ENCRYPTION_STRICT_VARIABLE);
   return parsed.data;
 }

@@ -33,6 +33,8 @@ export const AmsflowErrorCodes = {
   encryptionKeys: 'AMSFLOW_ENCRYPTION_KEYS',
   /** A payload cannot be encrypted or decrypted (unknown key id, tampered data). */
   encryptionCodec: 'AMSFLOW_ENCRYPTION_CODEC',
+  /** `amsflow codec-server` would serve anyone (no authentication beyond loopback or with encode). */
+  codecServerConfig: 'AMSFLOW_CODEC_SERVER_CONFIG',
   /** The Temporal binaries are missing (tools/temporal-binaries.ts). */
   toolsUnavailable: 'AMSFLOW_TOOLS_UNAVAILABLE',
   /** The cluster tools are missing (scripts/cluster-tools.ts). */

@@ -1,7 +1,8 @@
 /**
  * Redaction of secrets in anything about to be logged: every registered secret (the agents'
- * tokens) wherever it appears, `Bearer <credential>` (an `Authorization` header's value), and
- * the values of keys that name a credential. Errors become plain objects first.
+ * tokens) wherever it appears, `Bearer <credential>` (an `Authorization` header's value), Temporal
+ * task tokens (whoever holds one can complete or fail that activity or workflow task), and the
+ * values of keys that name a credential. Errors become plain objects first.
  */
 
 /** What a redacted value is replaced with. */
@@ -16,11 +17,22 @@ export function registerSecret(value: string | undefined): void {
 }
 
 const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9\-._~+/=:]+/gi;
-const SECRET_KEY = /^(token|authorization|auth|password|secret|api[-_]?key|access[-_]?token|ams_token)$/i;
+const SECRET_KEY =
+  /^(token|authorization|auth|password|secret|api[-_]?key|access[-_]?token|ams_token|(base64[-_]?)?task[-_]?token)$/i;
+/**
+ * A Temporal task token as the SDK and its core print it (base64 of the server's token message,
+ * whose first field is the namespace's UUID: it always starts `CiQ` or `CiR`), in any text; and
+ * the core's `TaskToken(...)` and `task_token=...` forms.
+ */
+const TASK_TOKEN = /(?<![A-Za-z0-9+/_-])Ci[QR][A-Za-z0-9+/_-]{40,}={0,2}/g;
+const TASK_TOKEN_FIELD = /\b(TaskToken\(|task[_ ]?token["']?\s*[:=]\s*["']?)[^)\s"',]+/gi;
 
-/** `text` with every registered secret and every bearer credential replaced. */
+/** `text` with every registered secret, bearer credential and task token replaced. */
 export function redactText(text: string): string {
-  let out = text.replace(BEARER, (_match, scheme: string) => `${scheme} ${REDACTED}`);
+  let out = text
+    .replace(BEARER, (_match, scheme: string) => `${scheme} ${REDACTED}`)
+    .replace(TASK_TOKEN_FIELD, (_match, head: string) => `${head}${REDACTED}`)
+    .replace(TASK_TOKEN, REDACTED);
   for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
   return out;
 }

@@ -74,6 +74,12 @@ export interface MessagingClientOptions {
   mediaRules?: Partial<Record<MediaKind, Partial<MediaRule>>>;
   /** Largest media download accepted, bytes. Default 100000000 (the document cap). */
   maxDownloadBytes?: number;
+  /**
+   * Origins besides the service's own that media downloads may go to (`https://media.example`):
+   * the request carries the token, so a media URL anywhere else is refused. https only (http only
+   * on this machine). Default none.
+   */
+  mediaOrigins?: readonly string[];
 }
 
 /**
@@ -104,6 +110,8 @@ export interface ResolvedClientOptions {
   mediaRules: MediaRules;
   maxDownloadBytes: number;
   recipient: string | undefined;
+  /** The service's origin and {@link MessagingClientOptions.mediaOrigins}: where downloads may go. */
+  downloadOrigins: ReadonlySet<string>;
 }
 
 function nonNegative(value: number | undefined, name: string, fallback: number, integer = false): number {
@@ -117,6 +125,37 @@ function nonNegative(value: number | undefined, name: string, fallback: number, 
     throw new ValidationError(`Option ${name} must be a non-negative ${integer ? 'integer' : 'number'}.`);
   }
   return value;
+}
+
+/** Hosts plain http may carry the token to: this machine only. */
+const LOOPBACK = /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])$/i;
+
+/**
+ * Why `value` cannot be a media origin (`https://media.example[:port]`, exactly as `URL.origin`
+ * writes it), or undefined. Plain http only to this machine: the request carries the token.
+ */
+export function mediaOriginProblem(value: string): string | undefined {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || url.origin !== value || (url.protocol !== 'https:' && url.protocol !== 'http:'))
+    return `${JSON.stringify(value)} is not an origin such as https://media.example`;
+  if (url.protocol === 'http:' && !LOOPBACK.test(url.hostname))
+    return `${JSON.stringify(value)} is plain http to another host: the token would travel unencrypted; use https`;
+  return undefined;
+}
+
+/**
+ * Why `token` cannot go in an `Authorization` header, or undefined. A line break or a control
+ * character would fail later as a confusing transport error (or split the header); never echoed.
+ */
+export function tokenProblem(token: string): string | undefined {
+  return /[^\x21-\x7e]/.test(token)
+    ? 'contains whitespace, a line break, a control or a non-ASCII character (a token has none: check how it was pasted)'
+    : undefined;
 }
 
 function checkedBaseUrl(baseUrl: string): string {
@@ -136,7 +175,13 @@ export function resolveClientOptions(options: MessagingClientOptions): ResolvedC
   if (typeof options?.token !== 'string' || options.token.length === 0) {
     throw new ValidationError('Option token is required: the agent API token (a non-empty string).');
   }
+  const badToken = tokenProblem(options.token);
+  if (badToken) throw new ValidationError(`Option token ${badToken}.`);
   const baseUrl = checkedBaseUrl(options.baseUrl ?? DEFAULT_BASE_URL);
+  for (const origin of options.mediaOrigins ?? []) {
+    const problem = mediaOriginProblem(origin);
+    if (problem) throw new ValidationError(`Option mediaOrigins: ${problem}.`);
+  }
   const timeoutMs = nonNegative(options.timeoutMs, 'timeoutMs', 30_000);
   if (timeoutMs === 0) throw new ValidationError('Option timeoutMs must be positive.');
   const maxRetries = nonNegative(options.maxRetries, 'maxRetries', 3, true);
@@ -172,5 +217,6 @@ export function resolveClientOptions(options: MessagingClientOptions): ResolvedC
     mediaRules,
     maxDownloadBytes,
     recipient: options.recipient,
+    downloadOrigins: new Set([new URL(baseUrl).origin, ...(options.mediaOrigins ?? [])]),
   };
 }

@@ -48,7 +48,10 @@ export interface DownloadedMedia {
 }
 
 /** What the media operations need of the client's options. */
-export type MediaSettings = Pick<ResolvedClientOptions, 'validate' | 'mediaRules' | 'maxDownloadBytes'>;
+export type MediaSettings = Pick<
+  ResolvedClientOptions,
+  'validate' | 'mediaRules' | 'maxDownloadBytes' | 'downloadOrigins'
+>;
 
 /** The media endpoints of one client. */
 export class MediaClient {
@@ -132,7 +135,8 @@ export class MediaClient {
 
   /**
    * Downloads by id (metadata first, then its url) or by url, checking the SHA-256 and the size.
-   * The token goes only over https or to the service's own origin.
+   * The request carries the token, so it goes only to the service's own origin or one of
+   * `mediaOrigins`; a URL anywhere else is refused before anything is sent.
    */
   async download(
     idOrUrl: string,
@@ -144,6 +148,7 @@ export class MediaClient {
       const byUrl = /^https?:\/\//i.test(idOrUrl);
       const metadata = byUrl ? undefined : await this.#metadata(idOrUrl, ctx);
       const url = downloadUrl(metadata?.url ?? idOrUrl, this.#executor.baseUrl, metadata);
+      if (!this.#settings.downloadOrigins.has(url.origin)) throw foreignOrigin(url, this.#executor.baseUrl);
       const res = await this.#executor.execute(
         {
           kind: 'repeatable',
@@ -205,10 +210,7 @@ function sha256Matches(expected: string, data: Buffer, hex: string): boolean {
   return normalise(e) === normalise(b64);
 }
 
-/**
- * The URL to download `target` (the metadata's url, or the caller's) from: relative to the
- * service, and https or the service's own origin only, since the request carries the token.
- */
+/** The URL to download `target` (the metadata's url, or the caller's) from, relative to the service. */
 function downloadUrl(target: string, baseUrl: string, metadata: MediaMetadata | undefined): URL {
   if (!URL.canParse(target, `${baseUrl}/`)) {
     const what = `${JSON.stringify(target)} is not a URL`;
@@ -220,12 +222,14 @@ function downloadUrl(target: string, baseUrl: string, metadata: MediaMetadata | 
         )
       : new ValidationError(`downloadMedia(): ${what}; pass a media id or an http(s) url.`);
   }
-  const url = new URL(target, `${baseUrl}/`);
-  if (url.protocol !== 'https:' && url.origin !== new URL(baseUrl).origin) {
-    throw new ValidationError(
-      `Refusing to download ${url.origin}: it is neither https nor the service's origin, and the request ` +
-        'would carry the token in clear text.',
-    );
-  }
-  return url;
+  return new URL(target, `${baseUrl}/`);
+}
+
+/** Media at an origin the token may not go to: nothing was sent there. */
+function foreignOrigin(url: URL, baseUrl: string): ValidationError {
+  return new ValidationError(
+    `Refusing to download media from ${url.origin}: the request would carry the token, which goes only to ` +
+      `the service's origin (${new URL(baseUrl).origin}) and the origins in mediaOrigins ` +
+      '(AMSFLOW_MEDIA_ORIGINS for the worker). Add it there if the service really serves its media from it.',
+  );
 }

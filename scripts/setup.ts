@@ -1,11 +1,14 @@
 /**
  * `npm run setup` (also the postinstall, so `npm ci` and `npm install` run it): provides the
- * Temporal binaries and, for the browser test, Debian's chromium. Quiet and fast when everything
- * is already there.
+ * Temporal binaries, Debian's chromium for the browser tests and promtool for the metrics test
+ * (scripts/promtool.ts). Quiet and fast when everything is already there. A browser or promtool it
+ * cannot provide is reported on stderr (the tests needing them then fail, saying so); the rest of
+ * the setup goes on.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolveTemporalBinaries, ToolsUnavailableError } from '../tools/temporal-binaries';
+import { findPromtool, installPromtool, PROMTOOL_HINT } from './promtool';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -39,9 +42,21 @@ function ensureChromium(): void {
   );
 }
 
+function ensurePromtool(): void {
+  if (findPromtool()) return;
+  try {
+    console.error(`amsflow setup: promtool at ${installPromtool()}`);
+  } catch (err) {
+    console.error(
+      `amsflow setup: could not install promtool (${(err as Error).message.split('\n')[0]}); ${PROMTOOL_HINT}`,
+    );
+  }
+}
+
 async function main(): Promise<void> {
   await resolveTemporalBinaries();
   if (!process.argv.includes('--no-browser')) ensureChromium();
+  if (!process.argv.includes('--no-promtool')) ensurePromtool();
 }
 
 main().catch((err: unknown) => {

@@ -18,6 +18,7 @@ import {
   type InboundMessage,
   type StatusItem,
 } from './wire';
+import { mediaHeaders } from './media-headers';
 
 export const BASE_PATH = '/agent/v1';
 
@@ -145,7 +146,11 @@ export function agentEndpoints(platform: Platform): Record<Endpoint, Handler> {
       const record = platform.media.live(agent, params[0]);
       if (!record)
         throw new ApiError(404, ErrorCode.invalidValue, `media ${params[0]} is unknown or expired`);
-      return { status: 200, raw: { data: record.bytes, contentType: record.mimeType } };
+      return {
+        status: 200,
+        raw: { data: record.bytes, contentType: record.mimeType },
+        headers: mediaHeaders(record),
+      };
     },
   };
 }

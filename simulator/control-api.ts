@@ -9,6 +9,7 @@ import {
   sendJson,
   toApiError,
 } from './http-util';
+import { serveMedia, uploadHumanMedia } from './control-media';
 import { epochSeconds, type Platform } from './platform';
 import type { Conversation, Transcript } from './control-client';
 import type { AgentState, SentRecord } from './state';
@@ -32,8 +33,11 @@ const lastStatus = (receipts: ReceiptStatus[]): ReceiptStatus =>
   receipts.includes('read') ? 'read' : receipts.includes('delivered') ? 'delivered' : 'sent';
 
 /**
- * The control API for tests and the web chat: loopback only, JSON in and out, errors in the
- * same error object as the agent API. Routes are documented in simulator/README.md.
+ * The control API for tests and the web chat: loopback clients only (and, checked before, only
+ * requests naming the simulator in their Host from no other site's page: server.ts), JSON in and
+ * out (a body of another type is refused, so no page can send one without a CORS preflight,
+ * which is never granted), errors in the same error object as the agent API. Routes are
+ * documented in simulator/README.md.
  */
 export class ControlApi {
   private readonly streams = new Set<ServerResponse>();
@@ -74,6 +78,11 @@ export class ControlApi {
   }
 
   private async json(req: IncomingMessage): Promise<Record<string, unknown>> {
+    const type = mediaTypeOf(req);
+    if (type !== 'application/json') {
+      await readBody(req, this.platform.options.maxBodyBytes).catch(() => undefined);
+      throw new ApiError(415, ErrorCode.unsupportedMediaType, 'Content-Type must be application/json');
+    }
     const body = await readBody(req, this.platform.options.maxBodyBytes);
     const text = body.toString('utf8').trim();
     if (text === '') return {};
@@ -116,31 +125,11 @@ export class ControlApi {
     ],
     [
       /^\/media$/,
-      {
-        POST: async (req, _res, url) => {
-          const agent = this.agentOf(url);
-          const bytes = await readBody(req, this.platform.options.maxMediaBytes);
-          const mimeType = mediaTypeOf(req) || 'application/octet-stream';
-          const filename = url.searchParams.get('filename') ?? undefined;
-          return { id: this.platform.media.store(agent, bytes, mimeType, filename, 'human').id };
-        },
-      },
+      { POST: async (req, _res, url) => uploadHumanMedia(this.platform, req, url, this.agentOf(url)) },
     ],
     [
       /^\/media\/([A-Za-z0-9._-]+)$/,
-      {
-        GET: async (_req, res, _url, [id]) => {
-          const media = this.platform.media.ofAnyAgent(id);
-          if (!media) throw new ApiError(404, ErrorCode.notFound, `media ${id} is unknown or expired`);
-          res.writeHead(200, {
-            'content-type': media.mimeType,
-            'content-length': media.bytes.length,
-            'cache-control': 'private, max-age=3600',
-          });
-          res.end(media.bytes);
-          return undefined;
-        },
-      },
+      { GET: async (_req, res, _url, [id]) => serveMedia(this.platform, res, id) },
     ],
     [/^\/conversation$/, { GET: async (_req, _res, url) => this.conversation(this.agentOf(url)) }],
     [/^\/events$/, { GET: async (req, res, url) => this.events(req, res, this.agentOf(url)) }],

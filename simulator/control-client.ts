@@ -141,8 +141,15 @@ export class SimulatorControl {
             ...(typeof options === 'string' ? { filename: options } : options),
           }
         : bytes;
-    const query: Record<string, string | undefined> = { agent: input.agent, filename: input.filename };
-    return this.call('POST', '/media', query, undefined, { data: input.bytes, contentType: input.mimeType });
+    const query: Record<string, string | undefined> = {
+      agent: input.agent,
+      filename: input.filename,
+      type: input.mimeType,
+    };
+    return this.call('POST', '/media', query, undefined, {
+      data: input.bytes,
+      contentType: 'application/octet-stream',
+    });
   }
 
   /** Url of a media item's bytes (no auth; for pages and tests). */

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_AGENT, startSimulator } from './index';
 
 const USAGE =
-  'usage: npm run simulator -- [--port <p>] [--host <h>] [--token <t>] [--creator <user:id>] [--creator-name <n>] [--speed <N>] [--window-ms <N>]';
+  'usage: npm run simulator -- [--port <p>] [--host <h>] [--token <t>] [--creator <user:id>] [--creator-name <n>] [--speed <N>] [--window-ms <N>] [--allowed-host <name>]...';
 
 function num(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -22,6 +22,7 @@ async function run(): Promise<void> {
       'creator-name': { type: 'string' },
       speed: { type: 'string' },
       'window-ms': { type: 'string' },
+      'allowed-host': { type: 'string', multiple: true },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -33,6 +34,7 @@ async function run(): Promise<void> {
   const windowMs = num('window-ms', values['window-ms']);
   const sim = await startSimulator({
     host: values.host,
+    allowedHosts: values['allowed-host'],
     port: num('port', values.port) ?? 0,
     agents: [
       {

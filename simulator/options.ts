@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import type { ClockOptions } from './clock';
+import { allowedHostProblem } from '../core/local-request';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -55,6 +56,12 @@ export interface SimulatorLongPollOptions {
 export interface SimulatorOptions {
   /** Interface to listen on. Default '127.0.0.1'. */
   host?: string;
+  /**
+   * Host names the web chat and the control API are reached by besides the address listened on
+   * (`localhost` on loopback, any IP address on every interface); `.example` for subdomains.
+   * Default none.
+   */
+  allowedHosts?: string[];
   /** Port; 0 picks a free one. Default 0. */
   port?: number;
   /** Agents served. Default one: `{ id: 'demo', token: 'sim-token', creator: 'user:1001', creatorName: 'Ada' }`. */
@@ -90,6 +97,7 @@ export interface SimulatorOptions {
 
 export interface ResolvedOptions {
   host: string;
+  allowedHosts: string[];
   port: number;
   agents: Required<SimulatorAgentConfig>[];
   limits: SimulatorLimits;
@@ -182,6 +190,7 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
   };
   return {
     host: options.host ?? '127.0.0.1',
+    allowedHosts: allowedHostsOf(options.allowedHosts),
     port: options.port ?? 0,
     agents,
     limits,
@@ -197,4 +206,13 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
     stateFile: options.stateFile === undefined ? undefined : path.resolve(options.stateFile),
     stateWriteDelayMs: positive('stateWriteDelayMs', options.stateWriteDelayMs ?? 200, true),
   };
+}
+
+/** The allowed host names, each checked: a bad one is an options error, not a silent refusal later. */
+function allowedHostsOf(names: string[] | undefined): string[] {
+  for (const name of names ?? []) {
+    const problem = allowedHostProblem(name);
+    if (problem) throw new TypeError(`allowedHosts: ${problem}`);
+  }
+  return [...(names ?? [])];
 }

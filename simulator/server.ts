@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { AgentApi, BASE_PATH } from './agent-api';
 import { SimClock } from './clock';
+import { checkLocalRequest, type LocalRequestPolicy } from '../core/local-request';
 import { CONTROL_PATH, ControlApi } from './control-api';
 import { SimulatorControl } from './control-client';
 import { ApiError, ErrorCode } from './errors';
@@ -35,6 +36,14 @@ export interface RunningSimulator {
 const under = (pathname: string, prefix: string): boolean =>
   pathname === prefix || pathname.startsWith(`${prefix}/`);
 
+/** Throws 403 unless the request names the simulator in its Host and comes from no other site's page. */
+function onlyOwnCallers(policy: LocalRequestPolicy, req: IncomingMessage): void {
+  const refused = checkLocalRequest(policy, req.headers);
+  if (!refused) return;
+  req.resume();
+  throw new ApiError(403, ErrorCode.forbidden, `${refused.reason} (simulator --allowed-host)`);
+}
+
 /** Starts the simulator on `host:port` (default 127.0.0.1, a free port). */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const resolved = resolveOptions(options);
@@ -46,12 +55,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     : undefined;
   const restored = store?.load();
   const agentApi = new AgentApi(platform);
+  const localPolicy = { listenHost: resolved.host, allowedHosts: resolved.allowedHosts };
   const controlApi = new ControlApi(platform);
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://simulator.invalid');
     await clock.sync();
+    // The agent API is the service's: a bearer token guards it, wherever agents reach it from.
     if (under(url.pathname, BASE_PATH)) return agentApi.handle(req, res, url);
+    // The control API and the web chat have no credential: they answer only requests naming
+    // the simulator in their Host and sent by no other site's page (core/local-request.ts).
+    onlyOwnCallers(localPolicy, req);
     if (under(url.pathname, CONTROL_PATH)) return controlApi.handle(req, res, url);
     req.resume();
     if (req.method !== 'GET' && req.method !== 'HEAD') {

@@ -38,6 +38,9 @@ export async function serveStatic(
     'content-type': CONTENT_TYPES[path.extname(name)] ?? 'application/octet-stream',
     'content-length': data.length,
     'cache-control': 'no-cache',
+    'x-content-type-options': 'nosniff',
+    // No other site may frame the chat (and click its buttons for the human).
+    'content-security-policy': "frame-ancestors 'none'",
   });
   res.end(head ? undefined : data);
 }

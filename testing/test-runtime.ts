@@ -7,6 +7,7 @@
  */
 import type { LogLevel, LogMetadata } from '@temporalio/common';
 import { Runtime } from '@temporalio/worker';
+import { redactText } from '../core/redact';
 import { LevelLogger, LOG_LEVEL_RANK as RANK } from '../worker/observability/level-logger';
 import { TaskFailureLogger } from '../worker/observability/task-failures';
 
@@ -49,7 +50,10 @@ export class QuietLogger extends LevelLogger {
         ? meta.error
         : (meta.error as { message?: unknown } | undefined)?.message;
     const error = typeof message_ === 'string' ? ` error=${message_}` : '';
-    this.out.write(`[temporal ${level}] ${message}${context ? ` (${context})` : ''}${error}\n`);
+    // Task tokens and registered secrets never reach the output (a message may quote them).
+    this.out.write(
+      redactText(`[temporal ${level}] ${message}${context ? ` (${context})` : ''}${error}`) + '\n',
+    );
   }
 }
 

@@ -5,6 +5,7 @@
  * shown without its credentials or query.
  */
 import { z } from 'zod';
+import { tokenProblem } from '../messaging/client-options';
 
 /** The version prefix every base URL ends in (the spec's agent API). */
 export const VERSION_PREFIX = '/agent/v1';
@@ -52,14 +53,12 @@ export const BaseUrlSchema = z.string().superRefine((value, ctx) => {
 });
 
 /**
- * Why a token (already trimmed of surrounding whitespace) cannot be sent, or undefined. A space
- * or line break inside is a paste gone wrong: the service would refuse it, later and less clearly.
+ * Why a token (already trimmed of surrounding whitespace) cannot be sent, or undefined. A space,
+ * line break, control or non-ASCII character inside is a paste gone wrong: it cannot go in an
+ * `Authorization` header, and would fail later as a misleading transport error. The messaging
+ * client's own rule (it refuses such a token too).
  */
-export function tokenProblem(token: string): string | undefined {
-  return /\s/.test(token)
-    ? 'contains whitespace or a line break (a token has none: check how it was pasted)'
-    : undefined;
-}
+export { tokenProblem };
 
 /** The fields of an agents file entry these checks read; the schema may add any others. */
 export interface AgentEntry {

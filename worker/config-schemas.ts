@@ -4,6 +4,8 @@
  */
 import { z } from 'zod';
 import type { AgentTuning } from '../protocol';
+import { allowedHostProblem } from '../core/local-request';
+import { mediaOriginProblem } from '../messaging/client-options';
 
 export const nonEmpty = z.string().trim().min(1);
 /** A port: 0 to 65535. An empty value is refused (coerced, it would silently mean 0, any port). */
@@ -11,6 +13,24 @@ export const port = z.preprocess(
   (v) => (typeof v === 'string' && v.trim() === '' ? Number.NaN : v),
   z.coerce.number().int().min(0).max(65535),
 );
+/** A comma-separated list, each entry checked by `problemOf`. */
+const commaList = (problemOf: (entry: string) => string | undefined) =>
+  z.string().transform((text, ctx) => {
+    const entries = text
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean);
+    for (const entry of entries) {
+      const problem = problemOf(entry);
+      if (problem) ctx.addIssue({ code: z.ZodIssueCode.custom, message: problem });
+    }
+    return entries;
+  });
+
+/** Host names (`AMSFLOW_METRICS_ALLOWED_HOSTS`). */
+export const hostNames = commaList(allowedHostProblem);
+/** Origins media downloads may carry the token to (`AMSFLOW_MEDIA_ORIGINS`). */
+export const mediaOrigins = commaList(mediaOriginProblem);
 export const jsonObject = <T extends z.ZodTypeAny>(schema: T) =>
   z
     .string()

@@ -10,12 +10,23 @@ import { AGENT_KEY_PATTERN } from '../protocol/ids';
 import { DEFAULT_TASK_QUEUE } from '../protocol/queues';
 import type { AgentTuning } from '../protocol';
 import { canonicalTimeZone, isTimeZone } from '../core/zoned-time';
-import { EncryptionKeysSchema, type EncryptionKey } from '../codec/keys';
+import { EncryptionKeysSchema, EncryptionStrictSchema, type EncryptionKey } from '../codec/keys';
 import { readBotConfig } from './bot-config';
 import { BaseUrlSchema, parseAgentEntries, tokenProblem } from './config-checks';
-import { jsonObject, LimitsSchema, nonEmpty, port, TuningSchema } from './config-schemas';
+import {
+  hostNames,
+  jsonObject,
+  mediaOrigins,
+  LimitsSchema,
+  nonEmpty,
+  port,
+  TuningSchema,
+} from './config-schemas';
 import { DEPLOY_ENV, deployConfigOf, type DeployConfig } from './config-deploys';
 import { AmsflowError } from '../core/amsflow-error';
+import type { ObservabilityConfig } from './observability/observability-config';
+
+export type { ObservabilityConfig } from './observability/observability-config';
 import { AmsflowErrorCodes } from '../core/error-codes';
 
 export { MAX_BOT_CONFIG_BYTES } from './bot-config';
@@ -61,6 +72,8 @@ export const EnvSchema = z.object({
     })
     .optional(),
   AMS_BASE_URL: BaseUrlSchema.optional(),
+  /** Origins besides the service's that its media URLs may point at (the token goes there). */
+  AMSFLOW_MEDIA_ORIGINS: mediaOrigins.optional(),
   AMSFLOW_AGENT: AgentConfigSchema.shape.agentKey.default('default'),
   AMSFLOW_AGENTS_FILE: nonEmpty.optional(),
   TEMPORAL_ADDRESS: nonEmpty.optional(),
@@ -95,6 +108,8 @@ export const EnvSchema = z.object({
     .default(9464),
   /** The interface the metrics endpoint listens on: loopback by default; `0.0.0.0` in a container. */
   AMSFLOW_METRICS_HOST: nonEmpty.default('127.0.0.1'),
+  /** Host names the endpoint is scraped by besides its address (a container's service name). */
+  AMSFLOW_METRICS_ALLOWED_HOSTS: hostNames.optional(),
   /** `pretty` (lines for a terminal, the default) or `json` (one JSON object per line). */
   AMSFLOW_LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
   /** The lowest level logged; default `info` with json lines, `warn` with pretty ones. */
@@ -111,23 +126,9 @@ export const EnvSchema = z.object({
   /** `id:base64key,...` (current first): encryption at rest (codec/). Unset: off. */
   AMSFLOW_ENCRYPTION_KEYS: EncryptionKeysSchema.optional(),
   ...DEPLOY_ENV,
+  /** `1`: decode only payloads encrypted and bound by the keys (codec/encryption-codec.ts). */
+  AMSFLOW_ENCRYPTION_STRICT: EncryptionStrictSchema.optional(),
 });
-
-/** Metrics, health and logs of a worker process (see worker/observability/README.md). */
-export interface ObservabilityConfig {
-  /** `AMSFLOW_METRICS_PORT`: a port, 0 for any free one, or `off`. */
-  metricsPort: number | 'off';
-  /** `AMSFLOW_METRICS_HOST`. */
-  metricsHost: string;
-  /** `AMSFLOW_LOG_FORMAT`. */
-  logFormat: 'json' | 'pretty';
-  /** `AMSFLOW_LOG_LEVEL`. */
-  logLevel: 'debug' | 'info' | 'warn' | 'error';
-  /** `AMSFLOW_LOG_BODIES=1`: message bodies in debug lines. */
-  logBodies: boolean;
-  /** `AMSFLOW_HEALTH_CHECK_MS`: between two checks of every agent's health (default 15000). */
-  healthCheckMs?: number;
-}
 
 export interface WorkerConfig {
   /** Agents to serve; empty tokens mean "use the embedded simulator". */
@@ -149,6 +150,8 @@ export interface WorkerConfig {
   timeZone?: string;
   limits: Partial<Limits>;
   tuning: AgentTuning;
+  /** `AMSFLOW_MEDIA_ORIGINS`: where media downloads may go besides the service's origin. */
+  mediaOrigins?: string[];
   /** Agents in the whole fleet, for the task-queue ceilings. Default: the agents of this worker. */
   fleetAgents: number;
   /** Absolute `AMSFLOW_DATA_DIR`: where the embedded server and simulator keep their data. */
@@ -162,6 +165,8 @@ export interface WorkerConfig {
   encryptionKeys?: EncryptionKey[];
   /** The build this worker is, its promotion and its exit (worker/config-deploys.ts). */
   deploy: DeployConfig;
+  /** `AMSFLOW_ENCRYPTION_STRICT`: refuse unencrypted and unbound payloads. */
+  encryptionStrict?: boolean;
 }
 
 /** Every problem found in the environment, by variable name. */
@@ -270,6 +275,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
     taskQueue: e.AMSFLOW_TASK_QUEUE,
     limits: e.AMSFLOW_LIMITS ?? {},
     tuning: e.AMSFLOW_TUNING ?? {},
+    mediaOrigins: e.AMSFLOW_MEDIA_ORIGINS,
     fleetAgents: e.AMSFLOW_FLEET_AGENTS ?? agents.length,
     dataDir: resolve(e.AMSFLOW_DATA_DIR),
     devServerPort: e.AMSFLOW_DEV_SERVER_PORT,
@@ -278,12 +284,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
     observability: {
       metricsPort: e.AMSFLOW_METRICS_PORT,
       metricsHost: e.AMSFLOW_METRICS_HOST,
+      ...(e.AMSFLOW_METRICS_ALLOWED_HOSTS ? { metricsAllowedHosts: e.AMSFLOW_METRICS_ALLOWED_HOSTS } : {}),
       logFormat: e.AMSFLOW_LOG_FORMAT ?? 'pretty',
       logLevel: e.AMSFLOW_LOG_LEVEL ?? (e.AMSFLOW_LOG_FORMAT === 'json' ? 'info' : 'warn'),
       logBodies: e.AMSFLOW_LOG_BODIES === '1' || e.AMSFLOW_LOG_BODIES === 'true',
       healthCheckMs: e.AMSFLOW_HEALTH_CHECK_MS,
     },
-    encryptionKeys: e.AMSFLOW_ENCRYPTION_KEYS,
+    encryptionKeys: e.AMSFLOW_ENCRYPTION_KEYS?.length ? e.AMSFLOW_ENCRYPTION_KEYS : undefined,
+    encryptionStrict: e.AMSFLOW_ENCRYPTION_STRICT,
     deploy: deployConfigOf(e, e.TEMPORAL_ADDRESS === undefined),
   };
 }

@@ -52,7 +52,7 @@ export async function connectTemporal(
   const connection = await Connection.connect({ address });
   cleanups.push(() => connection.close());
   // Encryption at rest (AMSFLOW_ENCRYPTION_KEYS): the same data converter for the client and every worker.
-  const dataConverter = dataConverterFor(config.encryptionKeys);
+  const dataConverter = dataConverterFor(config.encryptionKeys, { strict: config.encryptionStrict });
   const client = new Client({ connection, namespace: config.namespace, dataConverter });
   return { nativeConnection, client, dataConverter };
 }

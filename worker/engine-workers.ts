@@ -42,6 +42,8 @@ export interface EngineWorkersOptions {
   agents: readonly EngineAgent[];
   /** The service's limits, resolved: the ceilings and the clients' checks. */
   limits: Limits;
+  /** Origins besides the service's that media downloads may carry the token to. */
+  mediaOrigins?: readonly string[];
   /** Agents of the whole fleet, for the ceilings. Default: `agents.length`. */
   fleetAgents?: number;
   /** The client reminders' activities start and signal workflows with. */
@@ -75,7 +77,11 @@ export interface EngineWorkers {
  * The engine's messaging clients, one per agent. They neither pace nor retry: the agent workflow
  * paces durably and decides retries.
  */
-function engineClients(agents: readonly EngineAgent[], limits: Limits): Map<string, MessagingClient> {
+function engineClients(
+  agents: readonly EngineAgent[],
+  limits: Limits,
+  mediaOrigins: readonly string[] | undefined,
+): Map<string, MessagingClient> {
   return new Map(
     agents.map((agent) => [
       agent.agentKey,
@@ -86,6 +92,7 @@ function engineClients(agents: readonly EngineAgent[], limits: Limits): Map<stri
         maxRetries: 0,
         autoDiscover: false,
         limits,
+        mediaOrigins,
       }),
     ]),
   );
@@ -93,7 +100,7 @@ function engineClients(agents: readonly EngineAgent[], limits: Limits): Map<stri
 
 /** Creates the engine's workers; `run()` each, and `closeClients()` once they have stopped. */
 export async function createEngineWorkers(options: EngineWorkersOptions): Promise<EngineWorkers> {
-  const registry = engineClients(options.agents, options.limits);
+  const registry = engineClients(options.agents, options.limits, options.mediaOrigins);
   const closeClients = async () => {
     for (const client of registry.values()) await client.close();
   };

@@ -71,6 +71,7 @@ async function workersStep(
     workflowBundle,
     agents,
     limits: resolveLimits(config.limits),
+    mediaOrigins: config.mediaOrigins,
     fleetAgents: config.fleetAgents,
     client: temporal.client,
     timeZone: config.timeZone,

@@ -2,7 +2,7 @@
 //   GET  _control/conversation   the whole conversation (re-fetched on every `change` event)
 //   GET  _control/events         Server-Sent Events, `change` whenever anything moved (live.js)
 //   POST _control/human          a message from the human (text, media, reaction, quoting)
-//   POST _control/media          raw bytes of a file the human attaches -> { id }
+//   POST _control/media?type=    raw bytes of a file the human attaches (octet-stream) -> { id }
 //   GET  _control/media/<id>     bytes of a media item, for inline display
 //   POST _control/read           the human read one of the agent's messages
 // `?agent=<id>` in the page URL selects the agent; it is passed through to every route.
@@ -99,9 +99,11 @@ export async function getConversation() {
  * @param {string} kind image, video, audio or document: the file name when the file has none
  */
 export async function uploadMedia(file, kind) {
-  const res = await fetch(controlUrl('media', { filename: file.name || kind }), {
+  const type = file.type || 'application/octet-stream';
+  const res = await fetch(controlUrl('media', { filename: file.name || kind, type }), {
     method: 'POST',
-    headers: { 'content-type': file.type || 'application/octet-stream' },
+    // The control API takes file bytes as octet-stream only (a type no other site's page may send).
+    headers: { 'content-type': 'application/octet-stream' },
     body: file,
   });
   if (!res.ok) throw new Error(await errorText(res));

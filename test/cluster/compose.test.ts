@@ -12,6 +12,7 @@ import { builtinModules } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { CLUSTER_VERSIONS as V } from '../../scripts/cluster-tools';
 import { serverEnv, serverPorts } from './temporal-server';
+import { loadConfig } from '../../worker/config';
 
 const root = resolve(__dirname, '..', '..');
 const read = (file: string) => readFileSync(join(root, file), 'utf8');
@@ -134,6 +135,80 @@ describe('docker-compose.yml', () => {
     // The same agent on both, so that they share its task queues.
     expect(workers[0][1].environment).toEqual(workers[1][1].environment);
     expect(existsSync(join(root, 'Dockerfile'))).toBe(true);
+  });
+
+  it('needs Compose v2 and says so (no version key; the header and docs/OPERATIONS.md name it)', () => {
+    expect(Object.keys(compose)).not.toContain('version');
+    expect(composeText.split('\n').slice(0, 10).join('\n')).toMatch(/Docker Compose v2 .* is required/s);
+    expect(read('docs/OPERATIONS.md')).toMatch(
+      /Docker Compose v2 \(`docker compose`, 2\.3 or later\) is required/,
+    );
+  });
+
+  it("gives the workers the env file's encryption keys, off by default, and its other security settings", () => {
+    const example = read('.env.example');
+    for (const [, worker] of Object.entries(services).filter(([, s]) => s.build)) {
+      expect(worker.environment).toMatchObject({
+        AMSFLOW_ENCRYPTION_KEYS: '${AMSFLOW_ENCRYPTION_KEYS:-off}',
+        AMSFLOW_ENCRYPTION_STRICT: '${AMSFLOW_ENCRYPTION_STRICT:-0}',
+        AMSFLOW_MEDIA_ORIGINS: '${AMSFLOW_MEDIA_ORIGINS:-}',
+        AMSFLOW_METRICS_ALLOWED_HOSTS: expect.stringContaining(
+          ':-amsflow-worker-1,amsflow-worker-2}',
+        ) as string,
+      });
+    }
+    // The defaults, as compose hands them to the worker, are valid worker configuration.
+    // Compose hands every value over as a string (`${X:-}` as an empty one).
+    const interpolatedEnv = (interpolated(composeText, example) as typeof compose).services[
+      'amsflow-worker-1'
+    ].environment!;
+    const env = Object.fromEntries(Object.entries(interpolatedEnv).map(([k, v]) => [k, String(v ?? '')]));
+    expect(env.AMSFLOW_ENCRYPTION_KEYS).toBe('off');
+    const config = loadConfig({ ...env, AMS_TOKEN: 'token-1234567890' });
+    expect(config.encryptionKeys).toBeUndefined();
+    expect(config.observability.metricsAllowedHosts).toEqual(['amsflow-worker-1', 'amsflow-worker-2']);
+    const key = `k1:${Buffer.alloc(32, 7).toString('base64')}`;
+    expect(
+      loadConfig({ ...env, AMS_TOKEN: 'token-1234567890', AMSFLOW_ENCRYPTION_KEYS: key }).encryptionKeys,
+    ).toHaveLength(1);
+  });
+
+  it("checks Temporal's health by a request that needs its database, not an open port", () => {
+    const [[, server]] = serviceByImage('temporalio/server');
+    const test = server.healthcheck!.test as string[];
+    expect(test.slice(0, 2)).toEqual(['CMD', 'wget']);
+    expect(test.at(-1)).toBe('http://127.0.0.1:7243/api/v1/namespaces/temporal-system/workflow-count');
+    expect(read('deploy/temporal/config.yaml.tmpl')).toContain('default "7243" (env "FRONTEND_HTTP_PORT")');
+  });
+
+  it('runs the codec server only on request, with the keys, a credential, on loopback', () => {
+    const codec = services['amsflow-codec-server'];
+    expect(codec.profiles).toEqual(['codec']);
+    expect(codec.build).toBeUndefined();
+    expect(codec.image).toBe(services['amsflow-worker-1'].image);
+    expect((codec.command as string[]).slice(0, 5)).toEqual([
+      'node',
+      'dist/client/cli.js',
+      'codec-server',
+      '--host',
+      '0.0.0.0',
+    ]);
+    expect(Object.keys(codec.environment!).sort()).toEqual([
+      'AMSFLOW_CODEC_OIDC_AUDIENCE',
+      'AMSFLOW_CODEC_OIDC_ISSUER',
+      'AMSFLOW_CODEC_TOKEN',
+      'AMSFLOW_ENCRYPTION_KEYS',
+    ]);
+    expect(existsSync(join(root, 'client', 'cli.ts'))).toBe(true);
+  });
+
+  it('publishes every port on loopback only', () => {
+    const published = Object.entries(services).flatMap(([name, s]) =>
+      (s.ports ?? []).map((p) => ({ name, p })),
+    );
+    expect(published.length).toBeGreaterThan(3);
+    for (const { name, p } of published)
+      expect({ name, p }).toEqual({ name, p: expect.stringMatching(/^127\.0\.0\.1:/) });
   });
 
   it('documents every variable it reads in .env.example; the required ones are set there', () => {

@@ -14,7 +14,13 @@ import { Client, Connection } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
 import { SimulatorControl } from '../../simulator';
 import { ConfigError, loadConfig } from '../../worker/config';
-import { EncryptionCodec, EncryptionCodecError, KEY_ID_METADATA, type EncryptionKey } from '../../codec';
+import {
+  CONTEXT_METADATA,
+  EncryptionCodec,
+  EncryptionCodecError,
+  KEY_ID_METADATA,
+  type EncryptionKey,
+} from '../../codec';
 import { freePort } from '../../worker/dev-server';
 import { runAmsflow, type RunningAmsflow } from '../../worker/run';
 import { agentWorkflowId } from '../../protocol/ids';
@@ -142,6 +148,20 @@ it('with keys, no message body is in the database; after rotation the old histor
   const after = temporalBytes(env);
   expect(after.includes(word)).toBe(false);
   expect(after.includes(second)).toBe(false);
+});
+
+it('strict (AMSFLOW_ENCRYPTION_STRICT=1): the engine runs on bound payloads only, every one bound to its workflow', async () => {
+  const env = { ...(await envFor(keysEnv(key('strict')))), AMSFLOW_ENCRYPTION_STRICT: '1' };
+  const word = `zebra-${randomBytes(6).toString('hex')}`;
+  await echo(env, word);
+  const payloads = await agentHistoryPayloads(running!.temporalAddress);
+  const encrypted = payloads.filter((p) => p.metadata?.[KEY_ID_METADATA]);
+  expect(encrypted.length).toBeGreaterThan(5);
+  for (const p of encrypted)
+    expect(JSON.parse(text(p.metadata?.[CONTEXT_METADATA]))).toEqual({
+      namespace: 'default',
+      workflowId: expect.stringMatching(/^agent:default(:msg:.+)?$/) as string,
+    });
 });
 
 it('a bad AMSFLOW_ENCRYPTION_KEYS stops the start before anything runs', () => {

@@ -12,6 +12,7 @@ import {
 } from '@temporalio/common/lib/internal-non-workflow';
 import { ConfigError, loadConfig } from '../../worker/config';
 import {
+  CONTEXT_METADATA,
   dataConverterFor,
   ENCRYPTED_ENCODING,
   EncryptionCodec,
@@ -37,7 +38,7 @@ describe('EncryptionCodec', () => {
     const [one, two] = await codec.encode([payload(), payload()]);
     expect(meta(one, 'encoding')).toBe(ENCRYPTED_ENCODING);
     expect(meta(one, KEY_ID_METADATA)).toBe('a');
-    expect(Object.keys(one.metadata!)).toEqual(['encoding', KEY_ID_METADATA]);
+    expect(Object.keys(one.metadata!)).toEqual(['encoding', KEY_ID_METADATA, CONTEXT_METADATA]);
     expect(Buffer.from(one.data!).toString('latin1')).not.toContain('zebra');
     expect(Buffer.from(one.data!).equals(Buffer.from(two.data!))).toBe(false);
     const [decoded] = await codec.decode([one]);
@@ -155,8 +156,11 @@ describe('AMSFLOW_ENCRYPTION_KEYS', () => {
     ]);
     expect(problems.join('\n')).not.toContain(good);
     expect(problemsOf('  ')).toEqual([
-      'AMSFLOW_ENCRYPTION_KEYS: is empty; unset it to run without encryption',
+      'AMSFLOW_ENCRYPTION_KEYS: is empty; unset it (or set it to off) to run without encryption',
     ]);
+    // `off` is no encryption, for a compose file that cannot leave the variable unset.
+    expect(loadConfig({ AMSFLOW_ENCRYPTION_KEYS: 'off' }).encryptionKeys).toBeUndefined();
+    expect(encryptionKeysFromEnv({ AMSFLOW_ENCRYPTION_KEYS: ' OFF ' })).toBeUndefined();
     expect(() => encryptionKeysFromEnv({ AMSFLOW_ENCRYPTION_KEYS: `s:${short}` })).toThrow(
       EncryptionKeysError,
     );

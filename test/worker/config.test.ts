@@ -237,10 +237,22 @@ describe('base URLs, tokens and the agents file: every problem at once, before a
     expect(problem).not.toMatch(/hunter2|s3cr3t/);
   });
 
-  it('refuses a token with whitespace or a line break inside, without showing it', () => {
-    for (const token of ['abc def', 'abc\ndef', 'abc\tdef']) {
+  it('refuses a token with whitespace, a line break, a control or non-ASCII character inside, without showing it', () => {
+    for (const token of [
+      'abc def',
+      'abc\ndef',
+      'abc\tdef',
+      'abc\u0000def',
+      'abc\u0007def',
+      'abc\u007fdef',
+      'abcédef',
+    ]) {
       const problems = problemsOf({ AMS_TOKEN: token, AMS_BASE_URL: EXAMPLE });
-      expect(problems).toEqual([expect.stringMatching(/^AMS_TOKEN: contains whitespace or a line break/)]);
+      expect(problems).toEqual([
+        expect.stringMatching(
+          /^AMS_TOKEN: contains whitespace, a line break, a control or a non-ASCII character/,
+        ),
+      ]);
       expect(problems[0]).not.toContain('abc');
     }
     // Around it, whitespace is not part of it (a variable read from a file ends in a newline).
@@ -255,6 +267,7 @@ describe('base URLs, tokens and the agents file: every problem at once, before a
       { agentKey: 'unset', tokenEnv: 'UNSET_TOKEN_VAR' },
       { agentKey: 'spaced', tokenEnv: 'SPACED_TOKEN' },
       { agentKey: 'inline', token: 'two\nlines' },
+      { agentKey: 'control', token: 'bell\u0007char' },
       { agentKey: 'both bad', tokenEnv: 'ALSO_UNSET', baseUrl: 'http://remote.example/agent/v1' },
       { token: 'keyless' },
     ]);
@@ -269,16 +282,17 @@ describe('base URLs, tokens and the agents file: every problem at once, before a
       `${at(2, 'ftp')}baseUrl: uses ftp:, not https: use the service root with its version prefix, like https://ams.example.com/agent/v1`,
       `${at(3, 'noprefix')}baseUrl: https://ams.example/ does not end in the version prefix /agent/v1 (like https://ams.example.com/agent/v1)`,
       `${at(4, 'unset')}tokenEnv: the variable UNSET_TOKEN_VAR is not set (or empty)`,
-      `${at(5, 'spaced')}tokenEnv: the variable SPACED_TOKEN contains whitespace or a line break (a token has none: check how it was pasted)`,
-      `${at(6, 'inline')}token: contains whitespace or a line break (a token has none: check how it was pasted)`,
-      expect.stringMatching(new RegExp(`^${escape(at(7, 'both bad'))}agentKey: use 1 to 100`)),
+      `${at(5, 'spaced')}tokenEnv: the variable SPACED_TOKEN contains whitespace, a line break, a control or a non-ASCII character (a token has none: check how it was pasted)`,
+      `${at(6, 'inline')}token: contains whitespace, a line break, a control or a non-ASCII character (a token has none: check how it was pasted)`,
+      `${at(7, 'control')}token: contains whitespace, a line break, a control or a non-ASCII character (a token has none: check how it was pasted)`,
+      expect.stringMatching(new RegExp(`^${escape(at(8, 'both bad'))}agentKey: use 1 to 100`)),
       expect.stringMatching(
-        new RegExp(`^${escape(at(7, 'both bad'))}baseUrl: http://remote\\.example/agent/v1 is plain http`),
+        new RegExp(`^${escape(at(8, 'both bad'))}baseUrl: http://remote\\.example/agent/v1 is plain http`),
       ),
-      `${at(7, 'both bad')}tokenEnv: the variable ALSO_UNSET is not set (or empty)`,
-      `${at(8)}agentKey: Required`,
+      `${at(8, 'both bad')}tokenEnv: the variable ALSO_UNSET is not set (or empty)`,
+      `${at(9)}agentKey: Required`,
     ]);
-    expect(problems.join('\n')).not.toMatch(/token-ftp|two\nlines|has space|keyless/);
+    expect(problems.join('\n')).not.toMatch(/token-ftp|two\nlines|has space|keyless|bell/);
   });
 
   it('AMS_BASE_URL, the default of entries without one, is checked too', () => {

@@ -5,7 +5,7 @@
  */
 import type { Client } from '@temporalio/client';
 import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
-import type { ObservabilityConfig } from '../config';
+import type { ObservabilityConfig } from './observability-config';
 import { activityMetricsInterceptor } from './activity-metrics';
 import { AgentHealthMonitor } from './agent-health';
 import { AmsflowMetrics } from './amsflow-metrics';
@@ -53,6 +53,7 @@ export class Observability {
     this.server = await startMetricsServer({
       port: this.config.metricsPort,
       host: this.config.metricsHost,
+      allowedHosts: this.config.metricsAllowedHosts,
       registry: this.metrics.registry,
       readiness: this.readiness,
       runtimeMetricsUrl,

@@ -65,13 +65,15 @@ export class AmsflowLogger extends LevelLogger {
   }
 
   private format(level: LogLevel, message: string, meta: LogMetadata): string {
-    // The SDK adds an activity's task token to its lines: a capability to complete it, never logged.
+    // The SDK adds an activity's task token to its lines (the core's as `task_token`): a
+    // capability to complete it, never logged. Nested ones and ones in text: core/redact.ts.
     const {
       workflowId,
       runId,
       workflowRunId,
       agentKey,
       taskToken: _token,
+      task_token: _coreToken,
       ...rest
     } = meta as Record<string, unknown>;
     const keepBodies = this.options.bodies === true && level === 'DEBUG';

@@ -1,7 +1,9 @@
 /**
  * The observability endpoint of a worker process: `/metrics` (amsflow's registry in the
  * Prometheus text format, followed by the Temporal runtime's own metrics), `/healthz` (the
- * process is alive) and `/readyz` (see readiness.ts), on one port.
+ * process is alive) and `/readyz` (see readiness.ts), on one port. Like every local server of
+ * amsflow it answers only requests that name it in their Host (its address, `localhost` on
+ * loopback, or `allowedHosts`) and come from no other site's page (core/local-request.ts).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,6 +11,7 @@ import type { MetricsRegistry } from './metrics-registry';
 import { formatPrometheus, PROMETHEUS_CONTENT_TYPE } from './prometheus-format';
 import type { Readiness } from './readiness';
 import { AmsflowError } from '../../core/amsflow-error';
+import { checkLocalRequest } from '../../core/local-request';
 import { AmsflowErrorCodes } from '../../core/error-codes';
 
 /** The port is taken: names the variable that moves it. */
@@ -30,6 +33,8 @@ export interface MetricsServerOptions {
   readiness: Readiness;
   /** The Temporal runtime's Prometheus endpoint, when it exports one (see runtime.ts). */
   runtimeMetricsUrl?: () => string | undefined;
+  /** Host names scrapers reach it by besides its address (`AMSFLOW_METRICS_ALLOWED_HOSTS`). */
+  allowedHosts?: readonly string[];
 }
 
 /** A listening endpoint. */
@@ -56,12 +61,19 @@ async function runtimeMetrics(url: string | undefined): Promise<string> {
 
 /** Starts the endpoint; throws {@link MetricsPortInUseError} when the port is taken. */
 export async function startMetricsServer(options: MetricsServerOptions): Promise<MetricsServer> {
+  const policy = { listenHost: options.host, allowedHosts: options.allowedHosts ?? [] };
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     const json = (status: number, body: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+      res.writeHead(status, {
+        'content-type': 'application/json',
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
+      });
       res.end(`${JSON.stringify(body)}\n`);
     };
+    const refused = checkLocalRequest(policy, req.headers);
+    if (refused) return json(403, { error: `${refused.reason} (AMSFLOW_METRICS_ALLOWED_HOSTS)` });
     if (req.method !== 'GET' && req.method !== 'HEAD') return json(405, { error: 'GET only' });
     if (path === '/healthz') return json(200, { status: 'ok' });
     if (path === '/readyz') {

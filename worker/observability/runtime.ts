@@ -33,7 +33,11 @@ export async function installRuntime(options: RuntimeInstallOptions): Promise<Ta
     logger,
     telemetryOptions: {
       logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} },
-      ...(port === undefined ? {} : { metrics: { prometheus: { bindAddress: `127.0.0.1:${port}` } } }),
+      // Counters named as Prometheus wants them (`_total`), so that the whole endpoint passes
+      // `promtool check metrics` beside amsflow's own.
+      ...(port === undefined
+        ? {}
+        : { metrics: { prometheus: { bindAddress: `127.0.0.1:${port}`, countersTotalSuffix: true } } }),
     },
   });
   if (port !== undefined) runtimeMetrics = `http://127.0.0.1:${port}/metrics`;

@@ -1,0 +1,19 @@
+/** What a worker process's observability is configured with (worker/config.ts reads it from the environment). */
+
+/** Metrics, health and logs of a worker process (see worker/observability/README.md). */
+export interface ObservabilityConfig {
+  /** `AMSFLOW_METRICS_PORT`: a port, 0 for any free one, or `off`. */
+  metricsPort: number | 'off';
+  /** `AMSFLOW_METRICS_HOST`. */
+  metricsHost: string;
+  /** `AMSFLOW_METRICS_ALLOWED_HOSTS`: names it answers to besides its address (unset: none). */
+  metricsAllowedHosts?: string[];
+  /** `AMSFLOW_LOG_FORMAT`. */
+  logFormat: 'json' | 'pretty';
+  /** `AMSFLOW_LOG_LEVEL`. */
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** `AMSFLOW_LOG_BODIES=1`: message bodies in debug lines. */
+  logBodies: boolean;
+  /** `AMSFLOW_HEALTH_CHECK_MS`: between two checks of every agent's health (default 15000). */
+  healthCheckMs?: number;
+}
