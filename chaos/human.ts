@@ -89,7 +89,7 @@ async function handlerState(h: Human, messageId: string): Promise<string> {
     const failure = await handle.result().then(
       () => 'no failure',
       (err: unknown) => {
-        const cause = err instanceof WorkflowFailedError ? (err.cause) : undefined;
+        const cause = err instanceof WorkflowFailedError ? err.cause : undefined;
         return cause ? `${cause.name}: ${cause.message}` : String(err);
       },
     );
@@ -137,6 +137,24 @@ async function expect(
   }
 }
 
+/**
+ * Calls the Temporal server as an operator would, trying again for up to the step's timeout when
+ * the call fails (the server restarting, its database down): the run's own calls must not end
+ * the run; what the system does meanwhile is what is judged.
+ */
+async function persistently<T>(h: Human, what: string, call: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + h.stepTimeoutMs;
+  for (;;) {
+    try {
+      return await call();
+    } catch (err) {
+      if (err instanceof WorkflowFailedError || Date.now() > deadline) throw err;
+      h.log?.(`chaos: ${what} failed (${(err as Error).message.split('\n')[0]}); trying again`);
+      await sleep(1000);
+    }
+  }
+}
+
 async function countOf(h: Human, text: string): Promise<number> {
   return (await botTexts(h.sim, h.agent)).filter((t) => t.text === text).length;
 }
@@ -176,13 +194,16 @@ export async function runSession(h: Human, kind: SessionKind, tag: string): Prom
     await sendPhoto(h, tag);
   } else {
     const question = `Ship ${tag}?`;
-    const handle = await requestApproval(h.client, {
-      agentKey: h.agent,
-      id: tag,
-      question,
-      timeout: '30m',
-      taskQueue: h.taskQueue,
-    });
+    // (Started again after a failed call: the id makes a second start find the first workflow.)
+    const handle = await persistently(h, `requesting approval ${tag}`, () =>
+      requestApproval(h.client, {
+        agentKey: h.agent,
+        id: tag,
+        question,
+        timeout: '30m',
+        taskQueue: h.taskQueue,
+      }),
+    );
     h.approvals[tag] = 0;
     const asked = await expect(h, {
       text: `Approval needed: ${question}`,
@@ -192,7 +213,13 @@ export async function runSession(h: Human, kind: SessionKind, tag: string): Prom
     if (!asked) return;
     await say(h, 'yes', asked.id);
     await expect(h, { text: `Approved: ${question}`, match: 'exact', kind: 'approval-confirmation' });
-    const decision = await Promise.race([handle.result(), sleep(h.stepTimeoutMs).then(() => undefined)]);
+    const decision = await Promise.race([
+      persistently(h, `the result of approval ${tag}`, () => handle.result()).catch((err: Error) => {
+        h.log?.(`chaos: approval ${tag} gave no decision: ${err.message.split('\n')[0]}`);
+        return undefined;
+      }),
+      sleep(h.stepTimeoutMs).then(() => undefined),
+    ]);
     if (decision?.decision === 'approved') h.approvals[tag] = 1;
   }
 }
