@@ -31,6 +31,8 @@ export interface ChaosOptions {
   windowMs?: number;
   faultShare?: number;
   seed?: number;
+  /** A step not answered within this long counts as stuck. Default 90000 ms. */
+  stepTimeoutMs?: number;
   /** Stop writing after this many minutes even if fewer messages were written. */
   minutes?: number;
   /** Keep the database, transcripts and worker output here (see chaos/stage.ts). */
@@ -52,6 +54,8 @@ export interface ChaosResult {
   restarts: number;
   faultsInjected: Record<string, number>;
   requests: number;
+  /** The longest a human waited for an answer (or a photo's handler and mark-read), ms. */
+  slowestStepMs: number;
   /** Worker processes that exited without being killed (the supervisor started new ones). */
   unexpectedExits: number;
   /** Per kill: ms from the kill to the next message the bot had accepted. */
@@ -64,22 +68,30 @@ export interface ChaosResult {
 }
 
 /**
- * Keeps, for the post-mortem, the histories of the agent workflows and of every stuck session's
- * handler (its id opens the detail the human recorded) in `dir/histories/`.
+ * Keeps, for the post-mortem, in `dir/histories/`: the history of every run of each agent
+ * workflow (continue-as-new starts a new one, so the current run alone would miss the moment
+ * that went wrong) and of every stuck session's handler.
  */
 async function keepHistories(client: Client, agents: string[], stuck: Expectation[], dir: string) {
-  const ids = [
-    ...agents.map((a) => `agent:${a}`),
-    ...stuck.flatMap((e) => /^agent:\S+:msg:\S+/.exec(e.detail ?? '')?.[0] ?? []),
-  ];
+  const handlers = stuck.flatMap(
+    (e) =>
+      /^agent:\S+:msg:\S+/.exec(e.detail ?? '')?.[0] ??
+      (e.kind === 'media' ? `agent:${e.agent}:msg:${e.text}` : []),
+  );
+  const runs: { workflowId: string; runId?: string }[] = handlers.map((workflowId) => ({ workflowId }));
+  for (const agent of agents) {
+    const query = `WorkflowId = "agent:${agent}"`;
+    for await (const run of client.workflow.list({ query }))
+      runs.push({ workflowId: run.workflowId, runId: run.runId });
+  }
   mkdirSync(join(dir, 'histories'), { recursive: true });
-  for (const id of ids) {
+  for (const { workflowId, runId } of runs) {
     const history = await client.workflow
-      .getHandle(id)
+      .getHandle(workflowId, runId)
       .fetchHistory()
       .catch(() => undefined);
-    if (history)
-      writeFileSync(join(dir, 'histories', `${id.replace(/[^\w.-]+/g, '_')}.json`), historyToJSON(history));
+    const name = `${workflowId}${runId ? `-${runId}` : ''}`.replace(/[^\w.-]+/g, '_');
+    if (history) writeFileSync(join(dir, 'histories', `${name}.json`), historyToJSON(history));
   }
 }
 
@@ -102,7 +114,16 @@ function pickKind(random: () => number): SessionKind {
 
 export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
   const { log = () => undefined, keepDir, ...given } = input;
-  const options = { agents: 3, workers: 2, windowMs: 6000, faultShare: 0.05, seed: 1, minutes: 60, ...given };
+  const options = {
+    agents: 3,
+    workers: 2,
+    windowMs: 6000,
+    faultShare: 0.05,
+    seed: 1,
+    minutes: 60,
+    stepTimeoutMs: 90_000,
+    ...given,
+  };
   const stopWritingAt = Date.now() + options.minutes * 60_000;
   const random = seeded(options.seed);
   const started = Date.now();
@@ -121,6 +142,7 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
   const restartedAt: number[] = [];
   let written = 0;
   let repeatedQuestions = 0;
+  let slowestStepMs = 0;
   let restarts = 0;
   const every = options.messages / (options.kills + 1);
   const restartAt = Array.from(
@@ -154,10 +176,11 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
         sim: stage.sim,
         client: stage.client,
         taskQueue: stage.taskQueue,
-        stepTimeoutMs: 90_000,
+        stepTimeoutMs: options.stepTimeoutMs,
         expectations,
         approvals,
         repeatedQuestions: 0,
+        slowestStepMs: 0,
         wrote,
         log,
       };
@@ -169,6 +192,7 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
           log(`chaos: ${written}/${options.messages} messages written`);
       }
       repeatedQuestions += h.repeatedQuestions;
+      slowestStepMs = Math.max(slowestStepMs, h.slowestStepMs);
     });
     await Promise.all(humans);
     await chaos;
@@ -262,6 +286,7 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
       faultsInjected,
       requests,
       unexpectedExits: stage.unexpectedExits(),
+      slowestStepMs,
       recoveryMs: killedAt.map((k) => (acceptedAt.find((a) => a > k) ?? NaN) - k),
       durationMs: Date.now() - started,
       stuckDetails: expectations

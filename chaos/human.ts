@@ -35,6 +35,8 @@ export interface Human {
   /** Approval ids and how many decisions each gave (0 or 1). */
   approvals: Record<string, number>;
   repeatedQuestions: number;
+  /** The longest a step waited for what it expected, ms (a figure beside the verdict). */
+  slowestStepMs: number;
   /** Called for every message the human writes. */
   wrote(): void;
   log?: (line: string) => void;
@@ -116,6 +118,7 @@ async function expect(
   for (;;) {
     const found = (await botTexts(h.sim, h.agent)).filter((t) => matches(e, t.text));
     if (found.length >= nth) {
+      h.slowestStepMs = Math.max(h.slowestStepMs, Date.now() - started);
       if (unique) h.expectations.push({ ...e, agent: h.agent, outcome: 'seen' });
       return found[nth - 1];
     }
@@ -244,7 +247,8 @@ async function sendPhoto(h: Human, tag: string): Promise<void> {
   });
   const e = { text: id, match: 'exact' as const, kind: 'media' as const };
   const handler = h.client.workflow.getHandle(`agent:${h.agent}:msg:${id}`);
-  const deadline = Date.now() + h.stepTimeoutMs;
+  const started = Date.now();
+  const deadline = started + h.stepTimeoutMs;
   for (;;) {
     const status = await handler.describe().then(
       (d) => d.status.name,
@@ -252,6 +256,7 @@ async function sendPhoto(h: Human, tag: string): Promise<void> {
     );
     const inbound = (await h.sim.control.transcript({ agent: h.agent })).inbound.find((m) => m.id === id);
     if (status === 'COMPLETED' && inbound?.markedRead) {
+      h.slowestStepMs = Math.max(h.slowestStepMs, Date.now() - started);
       h.expectations.push({ ...e, agent: h.agent, outcome: 'seen' });
       return;
     }

@@ -55,6 +55,8 @@ async function main(): Promise<void> {
     minutes: option('minutes', cluster ? 360 : 60),
     seed: option('seed', 1),
     agents: option('agents', cluster ? 6 : 3),
+    // On the cluster a step may meet a 35-s outage, a kill and the poll's 30-s backoff in a row.
+    stepTimeoutMs: option('step-timeout', cluster ? 180 : 90) * 1000,
     workers: option('workers', 2),
     ...(cluster ? { cluster: clusterOptions() } : {}),
     ...(process.env.AMSFLOW_CHAOS_KEEP ? { keepDir: process.env.AMSFLOW_CHAOS_KEEP } : {}),

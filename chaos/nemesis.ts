@@ -2,8 +2,8 @@
  * The cluster chaos run's nemesis: while the humans write, network faults one after another on
  * toxiproxy's proxies — added latency, connection resets, a bandwidth limit, on the links between
  * the workers and the Temporal frontend, between the workers and the service, and between the
- * Temporal server and PostgreSQL, and a partition that cuts one worker off both its links for
- * longer than the heartbeat timeouts — in shuffled rounds, so that every kind comes up; and
+ * Temporal server and PostgreSQL, and partitions that cut one worker off both its links, or off
+ * the Temporal frontend only, for longer than the heartbeat timeouts — in shuffled rounds, so that every kind comes up; and
  * PostgreSQL stopped (crashed or shut down) and started again at random intervals, its first
  * outage a long one. Every fault is healed before the next, and all at `stop()`. It counts what
  * it did per kind and keeps a timeline for the post-mortem.
@@ -57,7 +57,10 @@ export interface Nemesis {
   stop(required?: ('partition' | 'postgres')[]): Promise<void>;
 }
 
-type NetworkFault = { kind: 'latency' | 'reset' | 'bandwidth'; link: Link } | { kind: 'partition' };
+type NetworkFault =
+  | { kind: 'latency' | 'reset' | 'bandwidth'; link: Link }
+  /** `both`: the worker cut off from everything; `frontend`: from Temporal only, the service still reached. */
+  | { kind: 'partition'; from: 'both' | 'frontend' };
 
 const LINK_NAMES: Record<Link, string> = {
   frontend: 'workers ↔ Temporal frontend',
@@ -104,7 +107,8 @@ const ROUND: NetworkFault[] = [
   ...(['latency', 'reset', 'bandwidth'] as const).flatMap((kind) =>
     (['frontend', 'service', 'postgres'] as const).map((link) => ({ kind, link })),
   ),
-  { kind: 'partition' },
+  { kind: 'partition', from: 'both' },
+  { kind: 'partition', from: 'frontend' },
 ];
 
 export function startNemesis(
@@ -149,10 +153,16 @@ export function startNemesis(
     const at = Date.now();
     if (fault.kind === 'partition') {
       const slot = Math.floor(random() * targets.proxies.frontend.length);
-      log(`chaos: partitioning worker slot ${slot} for ${options.partitionMs} ms`);
-      const proxies = [targets.proxies.frontend[slot], targets.proxies.service[slot]];
+      log(`chaos: partitioning worker slot ${slot} (${fault.from}) for ${options.partitionMs} ms`);
+      const proxies = [targets.proxies.frontend[slot]];
+      if (fault.from === 'both') proxies.push(targets.proxies.service[slot]);
       await poison(proxies, PARTITION, options.partitionMs);
-      record('partition of one worker (frontend and service)', at);
+      record(
+        fault.from === 'both'
+          ? 'partition of one worker (frontend and service)'
+          : 'partition of one worker from the frontend only',
+        at,
+      );
       return;
     }
     const ms = fault.kind === 'reset' ? options.resetMs : within(options.networkFaultMs);
@@ -202,7 +212,8 @@ export function startNemesis(
       for (const end of [...sleepers]) end();
       await Promise.all([networkLoop, postgresLoop]);
       const seen = (prefix: string) => Object.keys(met).some((k) => k.startsWith(prefix));
-      if (required.includes('partition') && !seen('partition')) await network({ kind: 'partition' });
+      if (required.includes('partition') && !seen('partition of one worker (frontend and service)'))
+        await network({ kind: 'partition', from: 'both' });
       if (required.includes('postgres') && !seen('PostgreSQL')) await outage(outages++ === 0);
     },
   };

@@ -43,6 +43,7 @@ export function chaosLines(r: ChaosResult): [string, string | number][] {
       `${r.requests} / ${Object.values(r.faultsInjected).reduce((a, b) => a + b, 0)}`,
     ],
     ['recovery after a kill (next accepted reply), p50 / max ms', `${pct(0.5)} / ${rec.at(-1) ?? NaN}`],
+    ['slowest step (a human waiting for the answer), s', (r.slowestStepMs / 1000).toFixed(1)],
     ['duration', `${(r.durationMs / 60_000).toFixed(1)} min`],
   ];
 }

@@ -48,9 +48,9 @@ export function superviseWorkers(options: {
             if (options.keepOutput) exitedOutput.push(`--- worker ${i} exited`, ...worker.output);
           });
         } catch (err) {
-          options.log(
-            `chaos: a worker did not start (${(err as Error).message.split('\n')[0]}); trying again`,
-          );
+          // (The message ends with the worker's last output lines: the reason is the last.)
+          const lines = (err as Error).message.split('\n').filter(Boolean);
+          options.log(`chaos: a worker did not start (${lines.at(-1)}); trying again`);
         }
       }
       await new Promise((r) => setTimeout(r, 200));

@@ -29,6 +29,7 @@ it('keeps every promise on the cluster through kills, a restart, database outage
     agents: 3,
     workers: 2,
     windowMs: WINDOW_MS,
+    stepTimeoutMs: 120_000,
     cluster: {
       networkGapMs: [2000, 6000],
       networkFaultMs: [3000, 6000],
