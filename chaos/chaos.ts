@@ -64,7 +64,7 @@ export interface ChaosResult {
   /** Each stuck expectation: what was awaited, and what became of its handler. */
   stuckDetails: string[];
   /** On the cluster: the nemesis' faults per kind, and its timeline. */
-  nemesis?: { met: Record<string, number>; events: NemesisEvent[] };
+  nemesis?: { met: Record<string, number>; events: NemesisEvent[]; errors: string[] };
 }
 
 /**
@@ -292,7 +292,7 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
       stuckDetails: expectations
         .filter((e) => e.outcome === 'stuck')
         .map((e) => `${e.kind} "${e.text}" on ${e.agent}: ${e.detail ?? '?'}`),
-      ...(nemesis ? { nemesis: { met: nemesis.met, events: nemesis.events } } : {}),
+      ...(nemesis ? { nemesis: { met: nemesis.met, events: nemesis.events, errors: nemesis.errors } } : {}),
     };
   } finally {
     await nemesis?.stop();

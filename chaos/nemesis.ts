@@ -49,6 +49,8 @@ export interface Nemesis {
   /** Faults done, per kind. */
   met: Record<string, number>;
   events: NemesisEvent[];
+  /** Calls to toxiproxy or PostgreSQL that failed (each retried until it succeeded, or the fault skipped). */
+  errors: string[];
   /**
    * Stops both loops after the fault under way (healed), then causes each kind in `required`
    * (a partition, a database outage) that has not come up yet once, so that even a short run
@@ -119,6 +121,13 @@ export function startNemesis(
   const met: Record<string, number> = {};
   const events: NemesisEvent[] = [];
   let stopping = false;
+  const errors: string[] = [];
+  /** A fault that could not be caused is noted and the loop goes on (it never ends the run). */
+  const failed = (err: unknown) => {
+    const message = `a fault failed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`;
+    errors.push(message);
+    log(`chaos: ${message}`);
+  };
   const sleepers = new Set<() => void>();
   /** Sleeps `ms`, or until stop() when `interruptible`. */
   const pause = (ms: number, interruptible: boolean) =>
@@ -138,6 +147,24 @@ export function startNemesis(
     log(`chaos: ${kind} for ${((Date.now() - at) / 1000).toFixed(1)} s`);
   };
 
+  /**
+   * Calls `heal` until it succeeds: a fault is never left in place. (toxiproxy answers a toxic's
+   * removal only once the toxic's goroutine takes the interrupt, which waits while it is
+   * blocked handing data to a peer that does not read, e.g. behind a bandwidth limit.)
+   */
+  const insist = async (what: string, heal: () => Promise<void>) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await heal();
+      } catch (err) {
+        const message = `${what} failed (attempt ${attempt}): ${(err as Error).message.split('\n')[0]}`;
+        errors.push(message);
+        log(`chaos: ${message}; trying again`);
+        await pause(1000, false);
+      }
+    }
+  };
+
   /** Applies `toxics` to `proxies` for `ms` (not cut short by stop: a fault runs its course). */
   const poison = async (proxies: string[], toxics: Toxic[], ms: number) => {
     const { toxiproxy } = targets;
@@ -145,7 +172,11 @@ export function startNemesis(
       for (const proxy of proxies) for (const toxic of toxics) await toxiproxy.addToxic(proxy, toxic);
       await pause(ms, false);
     } finally {
-      for (const proxy of proxies) for (const toxic of toxics) await toxiproxy.removeToxic(proxy, toxic.name);
+      for (const proxy of proxies)
+        for (const toxic of toxics)
+          await insist(`removing ${toxic.name} from ${proxy}`, () =>
+            toxiproxy.removeToxic(proxy, toxic.name),
+          );
     }
   };
 
@@ -166,6 +197,7 @@ export function startNemesis(
       return;
     }
     const ms = fault.kind === 'reset' ? options.resetMs : within(options.networkFaultMs);
+    log(`chaos: ${fault.kind} on ${LINK_NAMES[fault.link]} for ${ms} ms`);
     await poison(targets.proxies[fault.link], toxicsOf(fault.kind, fault.link), ms);
     record(`${fault.kind}: ${LINK_NAMES[fault.link]}`, at);
   };
@@ -180,7 +212,7 @@ export function startNemesis(
         await targets.postgres.stop(mode);
         await pause(ms, false);
       } finally {
-        await targets.postgres.start();
+        await insist('starting PostgreSQL', () => targets.postgres.start());
       }
       record(`PostgreSQL ${long ? 'long ' : ''}outage (${mode === 'immediate' ? 'crash' : 'shutdown'})`, at);
     });
@@ -191,7 +223,7 @@ export function startNemesis(
       for (const fault of shuffled(ROUND, random)) {
         await pause(within(options.networkGapMs), true);
         if (stopping) return;
-        await network(fault);
+        await network(fault).catch(failed);
       }
     }
   })();
@@ -200,13 +232,14 @@ export function startNemesis(
     while (!stopping) {
       await pause(within(options.postgresGapMs), true);
       if (stopping) return;
-      await outage(outages++ === 0);
+      await outage(outages++ === 0).catch(failed);
     }
   })();
 
   return {
     met,
     events,
+    errors,
     async stop(required = []) {
       stopping = true;
       for (const end of [...sleepers]) end();
@@ -215,6 +248,8 @@ export function startNemesis(
       if (required.includes('partition') && !seen('partition of one worker (frontend and service)'))
         await network({ kind: 'partition', from: 'both' });
       if (required.includes('postgres') && !seen('PostgreSQL')) await outage(outages++ === 0);
+      // Whatever a failed call may have left: every toxic off.
+      await insist('resetting toxiproxy', () => targets.toxiproxy.reset());
     },
   };
 }

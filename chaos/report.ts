@@ -124,6 +124,12 @@ export async function writeClusterChaosReport(path: string, r: ChaosResult, comm
     `Faults the service injected (met by a request): ${Object.entries(r.faultsInjected)
       .map(([k, n]) => `${k} ${n}`)
       .join(', ')}.`,
+    ...(r.nemesis?.errors.length
+      ? [
+          '',
+          `Calls of the nemesis that failed and were retried: ${r.nemesis.errors.length} (${r.nemesis.errors.slice(0, 5).join('; ')}).`,
+        ]
+      : []),
     ...(r.stuckDetails.length
       ? ['', 'Stuck, and what became of each handler:', '', ...r.stuckDetails.map((d) => `- ${d}`)]
       : []),

@@ -48,8 +48,8 @@ export function superviseWorkers(options: {
             if (options.keepOutput) exitedOutput.push(`--- worker ${i} exited`, ...worker.output);
           });
         } catch (err) {
-          // (The message ends with the worker's last output lines: the reason is the last.)
-          const lines = (err as Error).message.split('\n').filter(Boolean);
+          // (The message ends with the worker's last output lines: the reason is the last but its stack.)
+          const lines = (err as Error).message.split('\n').filter((l) => l && !/^\s+at /.test(l));
           options.log(`chaos: a worker did not start (${lines.at(-1)}); trying again`);
         }
       }

@@ -42,19 +42,31 @@ export interface RunningToxiproxy {
   /** A proxy listening on a free loopback port, forwarding to `upstream` (`host:port`). */
   createProxy(name: string, upstream: string): Promise<ProxyInfo & { port: number }>;
   addToxic(proxy: string, toxic: Toxic): Promise<void>;
-  /** Takes a toxic off; one already gone is not an error. */
+  /**
+   * Takes a toxic off; one already gone is not an error. Waits up to a minute: toxiproxy answers
+   * once the toxic lets go of the data it holds.
+   */
   removeToxic(proxy: string, toxic: string): Promise<void>;
+  /** Takes every toxic off every proxy (and enables them all). */
+  reset(): Promise<void>;
   /** The server's last output lines. */
   output: string[];
   stop(): Promise<void>;
 }
 
-async function call<T>(api: string, method: string, path: string, schema: z.ZodType<T>, body?: unknown) {
+async function call<T>(
+  api: string,
+  method: string,
+  path: string,
+  schema: z.ZodType<T>,
+  body?: unknown,
+  timeoutMs = 10_000,
+) {
   const res = await fetch(`${api}${path}`, {
     method,
     headers: body === undefined ? {} : { 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(10_000),
+    signal: AbortSignal.timeout(timeoutMs),
   });
   const text = await res.text();
   if (!res.ok) throw new ToxiproxyError(`toxiproxy ${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
@@ -115,10 +127,13 @@ export async function startToxiproxy(bin: string): Promise<RunningToxiproxy> {
     },
     async removeToxic(proxy, toxic) {
       try {
-        await call(api, 'DELETE', `/proxies/${proxy}/toxics/${toxic}`, z.unknown());
+        await call(api, 'DELETE', `/proxies/${proxy}/toxics/${toxic}`, z.unknown(), undefined, 60_000);
       } catch (err) {
         if (!(err instanceof ToxiproxyError && / 404 /.test(err.message))) throw err;
       }
+    },
+    async reset() {
+      await call(api, 'POST', '/reset', z.unknown(), undefined, 60_000);
     },
     async stop() {
       child.kill('SIGKILL');

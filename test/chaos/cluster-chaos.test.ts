@@ -4,10 +4,11 @@
  * workers and the frontend, the workers and the service, the server and PostgreSQL; 2 worker
  * processes for 3 agents, about 100 human messages in the dev-server run's mix, 3 worker
  * SIGKILLs, one server restart, about 5 % of the service's answers faulted, network faults one
- * after another (latency, resets, bandwidth limits on each link), a partition of one worker for
- * longer than the heartbeat timeout and PostgreSQL stopped for longer than a poll's timeout, at
- * least once each. Every verdict line is zero, every message marked read. Needs
- * `npm run cluster:setup`; fails, never skips, without it.
+ * after another (latency, resets, bandwidth limits on each link, a worker cut off from the
+ * frontend only), a partition of one worker for longer than the heartbeat timeout and PostgreSQL
+ * stopped for longer than a poll's timeout, at least once each. Every verdict line is zero, every
+ * message marked read; a failure prints the figures and what became of each stuck session's
+ * handler. About 3–4 minutes. Needs `npm run cluster:setup`; fails, never skips, without it.
  */
 import { runChaos } from '../../chaos/chaos';
 import { chaosLines } from '../../chaos/report';

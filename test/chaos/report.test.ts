@@ -72,6 +72,7 @@ function result(over: Partial<ChaosResult> = {}): ChaosResult {
     nemesis: {
       met: { 'PostgreSQL long outage (crash)': 1, 'partition of one worker (frontend and service)': 2 },
       events: [],
+      errors: [],
     },
     ...over,
   };
