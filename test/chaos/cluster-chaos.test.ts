@@ -59,6 +59,12 @@ it('keeps every promise on the cluster through kills, a restart, database outage
   const met = Object.keys(result.nemesis?.met ?? {});
   expect(met).toEqual(expect.arrayContaining(['partition of one worker (frontend and service)']));
   expect(met.filter((k) => k.startsWith('PostgreSQL long outage'))).toHaveLength(1);
+  // ... and lasted as long as promised (the timeline's durations).
+  const events = result.nemesis?.events ?? [];
+  const longest = (prefix: string) =>
+    Math.max(0, ...events.filter((e) => e.kind.startsWith(prefix)).map((e) => e.ms));
+  expect(longest('PostgreSQL long outage')).toBeGreaterThanOrEqual(longOutageMs);
+  expect(longest('partition of one worker (frontend and service)')).toBeGreaterThanOrEqual(partitionMs);
   expect(met.some((k) => k.startsWith('latency') || k.startsWith('reset') || k.startsWith('bandwidth'))).toBe(
     true,
   );
