@@ -1,14 +1,23 @@
 /**
  * The chaos run: `workers` worker processes for `agents` agents on a Temporal dev server of the
- * run's own; scripted humans write `messages` messages (echo, whole signups, reminders, approvals
- * requested from outside, photos), while the run SIGKILLs a worker after every messages/(kills+1)
- * messages, restarts the Temporal server `restarts` times on the same data, and the simulator
- * injects faults into about 5 % of the requests. Returns the verdict (chaos/tally.ts) and the
- * figures beside it: recovery after each kill, faults injected, duration.
+ * run's own, or with `cluster` on the native PostgreSQL cluster behind toxiproxy
+ * (chaos/cluster-stage.ts); scripted humans write `messages` messages (echo, whole signups,
+ * reminders, approvals requested from outside, photos), while the run SIGKILLs a worker after
+ * every messages/(kills+1) messages, restarts the Temporal server `restarts` times on the same
+ * data, and the simulator injects faults into about 5 % of the requests; on the cluster the
+ * nemesis (chaos/nemesis.ts) adds network faults and database outages. Returns the verdict
+ * (chaos/tally.ts) and the figures beside it: recovery after each kill, faults injected and met,
+ * duration.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { prebuildReferenceBundle } from '../bench/worker-process';
 import { ambiguousKinds, startFaults } from './faults';
 import { MESSAGES_PER_SESSION, botTexts, runSession, type Human, type SessionKind } from './human';
+import { startClusterStage } from './cluster-stage';
+import { startNemesis, type Nemesis, type NemesisEvent, type NemesisOptions } from './nemesis';
 import { startStage } from './stage';
 import { tally, type ChaosVerdict, type Expectation } from './tally';
 
@@ -22,15 +31,22 @@ export interface ChaosOptions {
   windowMs?: number;
   faultShare?: number;
   seed?: number;
+  /** A step not answered within this long counts as stuck. Default 90000 ms. */
+  stepTimeoutMs?: number;
   /** Stop writing after this many minutes even if fewer messages were written. */
   minutes?: number;
   /** Keep the database, transcripts and worker output here (see chaos/stage.ts). */
   keepDir?: string;
+  /** Run on the native PostgreSQL cluster behind toxiproxy, with this nemesis. */
+  cluster?: NemesisOptions & {
+    /** Kinds the run meets at least once (caused after the writing when not met during it). */
+    require?: ('partition' | 'postgres')[];
+  };
   log?: (line: string) => void;
 }
 
 export interface ChaosResult {
-  options: Required<Omit<ChaosOptions, 'log' | 'keepDir'>>;
+  options: Required<Omit<ChaosOptions, 'log' | 'keepDir' | 'cluster'>> & Pick<ChaosOptions, 'cluster'>;
   verdict: ChaosVerdict;
   messagesWritten: number;
   sessions: Record<SessionKind, number>;
@@ -38,11 +54,45 @@ export interface ChaosResult {
   restarts: number;
   faultsInjected: Record<string, number>;
   requests: number;
+  /** The longest a human waited for an answer (or a photo's handler and mark-read), ms. */
+  slowestStepMs: number;
+  /** Worker processes that exited without being killed (the supervisor started new ones). */
+  unexpectedExits: number;
   /** Per kill: ms from the kill to the next message the bot had accepted. */
   recoveryMs: number[];
   durationMs: number;
   /** Each stuck expectation: what was awaited, and what became of its handler. */
   stuckDetails: string[];
+  /** On the cluster: the nemesis' faults per kind, and its timeline. */
+  nemesis?: { met: Record<string, number>; events: NemesisEvent[]; errors: string[] };
+}
+
+/**
+ * Keeps, for the post-mortem, in `dir/histories/`: the history of every run of each agent
+ * workflow (continue-as-new starts a new one, so the current run alone would miss the moment
+ * that went wrong) and of every stuck session's handler.
+ */
+async function keepHistories(client: Client, agents: string[], stuck: Expectation[], dir: string) {
+  const handlers = stuck.flatMap(
+    (e) =>
+      /^agent:\S+:msg:\S+/.exec(e.detail ?? '')?.[0] ??
+      (e.kind === 'media' ? `agent:${e.agent}:msg:${e.text}` : []),
+  );
+  const runs: { workflowId: string; runId?: string }[] = handlers.map((workflowId) => ({ workflowId }));
+  for (const agent of agents) {
+    const query = `WorkflowId = "agent:${agent}"`;
+    for await (const run of client.workflow.list({ query }))
+      runs.push({ workflowId: run.workflowId, runId: run.runId });
+  }
+  mkdirSync(join(dir, 'histories'), { recursive: true });
+  for (const { workflowId, runId } of runs) {
+    const history = await client.workflow
+      .getHandle(workflowId, runId)
+      .fetchHistory()
+      .catch(() => undefined);
+    const name = `${workflowId}${runId ? `-${runId}` : ''}`.replace(/[^\w.-]+/g, '_');
+    if (history) writeFileSync(join(dir, 'histories', `${name}.json`), historyToJSON(history));
+  }
 }
 
 /** A small deterministic generator (mulberry32), so a seed reproduces the run's choices. */
@@ -64,13 +114,27 @@ function pickKind(random: () => number): SessionKind {
 
 export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
   const { log = () => undefined, keepDir, ...given } = input;
-  const options = { agents: 3, workers: 2, windowMs: 6000, faultShare: 0.05, seed: 1, minutes: 60, ...given };
+  const options = {
+    agents: 3,
+    workers: 2,
+    windowMs: 6000,
+    faultShare: 0.05,
+    seed: 1,
+    minutes: 60,
+    stepTimeoutMs: 90_000,
+    ...given,
+  };
   const stopWritingAt = Date.now() + options.minutes * 60_000;
   const random = seeded(options.seed);
   const started = Date.now();
   const bundle = await prebuildReferenceBundle();
-  const stage = await startStage({ ...options, workflowBundle: bundle.file, keepDir, log });
+  const stageOptions = { ...options, workflowBundle: bundle.file, keepDir, log };
+  const stage = await (options.cluster ? startClusterStage(stageOptions) : startStage(stageOptions));
   const faults = startFaults(stage.sim, stage.agents, { share: options.faultShare, random });
+  const nemesis: Nemesis | undefined =
+    options.cluster && stage.cluster
+      ? startNemesis(stage.cluster, options.cluster, { random, log })
+      : undefined;
   const expectations: Expectation[] = [];
   const approvals: Record<string, number> = {};
   const sessions: Record<SessionKind, number> = { echo: 0, signup: 0, reminder: 0, approval: 0, media: 0 };
@@ -78,6 +142,7 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
   const restartedAt: number[] = [];
   let written = 0;
   let repeatedQuestions = 0;
+  let slowestStepMs = 0;
   let restarts = 0;
   const every = options.messages / (options.kills + 1);
   const restartAt = Array.from(
@@ -111,10 +176,11 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
         sim: stage.sim,
         client: stage.client,
         taskQueue: stage.taskQueue,
-        stepTimeoutMs: 90_000,
+        stepTimeoutMs: options.stepTimeoutMs,
         expectations,
         approvals,
         repeatedQuestions: 0,
+        slowestStepMs: 0,
         wrote,
         log,
       };
@@ -126,9 +192,11 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
           log(`chaos: ${written}/${options.messages} messages written`);
       }
       repeatedQuestions += h.repeatedQuestions;
+      slowestStepMs = Math.max(slowestStepMs, h.slowestStepMs);
     });
     await Promise.all(humans);
     await chaos;
+    await nemesis?.stop(options.cluster?.require);
     await faults.stop();
     // Reminders due within seconds of their session: give them time, a worker kill included.
     const reminders = expectations.filter((e) => e.kind === 'reminder');
@@ -144,6 +212,16 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
     }
     // A few seconds more, so that a reminder firing twice would show.
     await new Promise((r) => setTimeout(r, 5000));
+    // Every human message marked read in the end (mark-reads retry across kills and outages).
+    const unreadNow = async () => {
+      let n = 0;
+      for (const agent of stage.agents)
+        n += (await stage.sim.control.transcript({ agent })).inbound.filter((m) => !m.markedRead).length;
+      return n;
+    };
+    const readBy = Date.now() + 90_000;
+    while ((await unreadNow()) > 0 && Date.now() < readBy) await new Promise((r) => setTimeout(r, 500));
+    const unread = await unreadNow();
 
     const botTextsByAgent: Record<string, string[]> = {};
     const acceptedAt: number[] = [];
@@ -177,6 +255,13 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
     for (const f of consumed)
       faultsInjected[`${f.endpoint} ${f.kind}`] = (faultsInjected[`${f.endpoint} ${f.kind}`] ?? 0) + 1;
     acceptedAt.sort((a, b) => a - b);
+    if (keepDir)
+      await keepHistories(
+        stage.client,
+        stage.agents,
+        expectations.filter((e) => e.outcome === 'stuck'),
+        keepDir,
+      );
     const verdict = tally({
       expectations,
       botTexts: botTextsByAgent,
@@ -189,6 +274,7 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
       replacedPolls: logLines.filter((l) => l.endpoint === 'updates' && l.status === 409).length,
       injectedReplaced: consumed.filter((f) => f.kind === 'poll_replaced').length,
       ambiguousInjected: ambiguousKinds(consumed),
+      unread,
     });
     return {
       options,
@@ -199,13 +285,17 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
       restarts,
       faultsInjected,
       requests,
+      unexpectedExits: stage.unexpectedExits(),
+      slowestStepMs,
       recoveryMs: killedAt.map((k) => (acceptedAt.find((a) => a > k) ?? NaN) - k),
       durationMs: Date.now() - started,
       stuckDetails: expectations
         .filter((e) => e.outcome === 'stuck')
         .map((e) => `${e.kind} "${e.text}" on ${e.agent}: ${e.detail ?? '?'}`),
+      ...(nemesis ? { nemesis: { met: nemesis.met, events: nemesis.events, errors: nemesis.errors } } : {}),
     };
   } finally {
+    await nemesis?.stop();
     await faults.stop();
     await stage.close();
     bundle.close();

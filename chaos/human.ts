@@ -36,6 +36,8 @@ export interface Human {
   /** Approval ids and how many decisions each gave (0 or 1). */
   approvals: Record<string, number>;
   repeatedQuestions: number;
+  /** The longest a step waited for what it expected, ms (a figure beside the verdict). */
+  slowestStepMs: number;
   /** Called for every message the human writes. */
   wrote(): void;
   log?: (line: string) => void;
@@ -128,6 +130,7 @@ async function expect(
   for (;;) {
     const found = (await botTexts(h.sim, h.agent)).filter((t) => matches(e, t.text));
     if (found.length >= nth) {
+      h.slowestStepMs = Math.max(h.slowestStepMs, Date.now() - started);
       if (unique) h.expectations.push({ ...e, agent: h.agent, outcome: 'seen' });
       return found[nth - 1];
     }
@@ -146,6 +149,24 @@ async function expect(
       return undefined;
     }
     await sleep(150);
+  }
+}
+
+/**
+ * Calls the Temporal server as an operator would, trying again for up to the step's timeout when
+ * the call fails (the server restarting, its database down): the run's own calls must not end
+ * the run; what the system does meanwhile is what is judged.
+ */
+async function persistently<T>(h: Human, what: string, call: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + h.stepTimeoutMs;
+  for (;;) {
+    try {
+      return await call();
+    } catch (err) {
+      if (err instanceof WorkflowFailedError || Date.now() > deadline) throw err;
+      h.log?.(`chaos: ${what} failed (${(err as Error).message.split('\n')[0]}); trying again`);
+      await sleep(1000);
+    }
   }
 }
 
@@ -188,13 +209,16 @@ export async function runSession(h: Human, kind: SessionKind, tag: string): Prom
     await sendPhoto(h, tag);
   } else {
     const question = `Ship ${tag}?`;
-    const handle = await requestApproval(h.client, {
-      agentKey: h.agent,
-      id: tag,
-      question,
-      timeout: '30m',
-      taskQueue: h.taskQueue,
-    });
+    // (Started again after a failed call: the id makes a second start find the first workflow.)
+    const handle = await persistently(h, `requesting approval ${tag}`, () =>
+      requestApproval(h.client, {
+        agentKey: h.agent,
+        id: tag,
+        question,
+        timeout: '30m',
+        taskQueue: h.taskQueue,
+      }),
+    );
     h.approvals[tag] = 0;
     const asked = await expect(h, {
       text: `Approval needed: ${question}`,
@@ -204,7 +228,13 @@ export async function runSession(h: Human, kind: SessionKind, tag: string): Prom
     if (!asked) return;
     await say(h, 'yes', asked.id);
     await expect(h, { text: `Approved: ${question}`, match: 'exact', kind: 'approval-confirmation' });
-    const decision = await Promise.race([handle.result(), sleep(h.stepTimeoutMs).then(() => undefined)]);
+    const decision = await Promise.race([
+      persistently(h, `the result of approval ${tag}`, () => handle.result()).catch((err: Error) => {
+        h.log?.(`chaos: approval ${tag} gave no decision: ${err.message.split('\n')[0]}`);
+        return undefined;
+      }),
+      sleep(h.stepTimeoutMs).then(() => undefined),
+    ]);
     if (decision?.decision === 'approved') h.approvals[tag] = 1;
   }
 }
@@ -229,7 +259,8 @@ async function sendPhoto(h: Human, tag: string): Promise<void> {
   });
   const e = { text: id, match: 'exact' as const, kind: 'media' as const };
   const handler = h.client.workflow.getHandle(`agent:${h.agent}:msg:${id}`);
-  const deadline = Date.now() + h.stepTimeoutMs;
+  const started = Date.now();
+  const deadline = started + h.stepTimeoutMs;
   for (;;) {
     const status = await handler.describe().then(
       (d) => d.status.name,
@@ -237,6 +268,7 @@ async function sendPhoto(h: Human, tag: string): Promise<void> {
     );
     const inbound = (await h.sim.control.transcript({ agent: h.agent })).inbound.find((m) => m.id === id);
     if (status === 'COMPLETED' && inbound?.markedRead) {
+      h.slowestStepMs = Math.max(h.slowestStepMs, Date.now() - started);
       h.expectations.push({ ...e, agent: h.agent, outcome: 'seen' });
       return;
     }

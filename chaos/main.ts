@@ -3,12 +3,20 @@
  * chaos run (defaults: 1,000 messages, 20 kills, 2 server restarts, 60 minutes at most), on
  * loopback, printing its progress; then the verdict, written also to docs/RELIABILITY.md with the
  * command that reproduces it. Exits 1 when a loss, duplicate, stuck or violation line is not zero.
- * With `AMSFLOW_CHAOS_KEEP=<dir>`, the Temporal database, the service's transcripts and request
- * logs and the workers' output are kept there for a post-mortem.
+ *
+ * `npm run chaos -- --cluster [...]`: the same on the native PostgreSQL cluster behind toxiproxy
+ * (chaos/cluster-stage.ts, chaos/nemesis.ts); defaults: 10,000 messages, 100 kills, 5 server
+ * restarts, 6 agents, a database outage every `--postgres-every` seconds on average (default 180;
+ * the first lasts `--long-outage`, default 35 s), a network fault every `--network-every` seconds
+ * on average (default 30), a partition of `--partition` seconds (default 15), writing for 360
+ * minutes at most. Its results go to the cluster sections of docs/RELIABILITY.md, earlier runs kept.
+ *
+ * With `AMSFLOW_CHAOS_KEEP=<dir>`, the service's transcripts and request logs and the workers'
+ * output (and on the dev server its database) are kept there for a post-mortem.
  */
 import { join } from 'node:path';
-import { runChaos } from './chaos';
-import { printChaos, writeChaosReport } from './report';
+import { runChaos, type ChaosOptions } from './chaos';
+import { printChaos, writeChaosReport, writeClusterChaosReport } from './report';
 import { clean } from './tally';
 
 function option(name: string, fallback: number): number {
@@ -22,20 +30,42 @@ function option(name: string, fallback: number): number {
   return value;
 }
 
+/** The nemesis of a cluster run, from its flags (seconds on the command line). */
+function clusterOptions(): NonNullable<ChaosOptions['cluster']> {
+  const around = (seconds: number): [number, number] => [seconds * 500, seconds * 1500];
+  return {
+    networkGapMs: around(option('network-every', 30)),
+    networkFaultMs: [10_000, 30_000],
+    resetMs: 2000,
+    partitionMs: option('partition', 15) * 1000,
+    postgresGapMs: around(option('postgres-every', 180)),
+    postgresOutageMs: [2000, 10_000],
+    longPostgresOutageMs: option('long-outage', 35) * 1000,
+    require: ['partition', 'postgres'],
+  };
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
+  const cluster = process.argv.includes('--cluster');
   const result = await runChaos({
-    messages: option('messages', 1000),
-    kills: option('kills', 20),
-    restarts: option('restarts', 2),
-    minutes: option('minutes', 60),
+    messages: option('messages', cluster ? 10_000 : 1000),
+    kills: option('kills', cluster ? 100 : 20),
+    restarts: option('restarts', cluster ? 5 : 2),
+    minutes: option('minutes', cluster ? 360 : 60),
     seed: option('seed', 1),
+    agents: option('agents', cluster ? 6 : 3),
+    // On the cluster a step may meet a 35-s outage, a kill and the poll's 30-s backoff in a row.
+    stepTimeoutMs: option('step-timeout', cluster ? 180 : 90) * 1000,
+    workers: option('workers', 2),
+    ...(cluster ? { cluster: clusterOptions() } : {}),
     ...(process.env.AMSFLOW_CHAOS_KEEP ? { keepDir: process.env.AMSFLOW_CHAOS_KEEP } : {}),
     log: (line) => console.log(`[chaos ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}`),
   });
   printChaos(result);
   const command = `npm run chaos${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
-  await writeChaosReport(join(__dirname, '..', 'docs', 'RELIABILITY.md'), result, command);
+  const report = join(__dirname, '..', 'docs', 'RELIABILITY.md');
+  await (cluster ? writeClusterChaosReport : writeChaosReport)(report, result, command);
   process.exit(clean(result.verdict) ? 0 : 1);
 }
 

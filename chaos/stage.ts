@@ -8,11 +8,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { startBenchWorker, type BenchWorker } from '../bench/worker-process';
 import { resolveTemporalBinaries } from '../tools/temporal-binaries';
 import { startSimulator, type RunningSimulator } from '../simulator';
 import { freePort, startDevServer, type RunningDevServer } from '../worker/dev-server';
 import { scaledTuning } from '../bench/scaled-tuning';
+import { superviseWorkers } from './workers';
 
 export interface StageOptions {
   agents: number;
@@ -33,6 +33,10 @@ export interface Stage {
   killWorker(pick: (n: number) => number): Promise<number>;
   /** Stops the Temporal server and starts it again on the same data and port. */
   restartServer(): Promise<void>;
+  /** Worker processes that exited without being killed (a crash, a failed worker). */
+  unexpectedExits(): number;
+  /** On the cluster: PostgreSQL and toxiproxy, for the nemesis (chaos/nemesis.ts). */
+  cluster?: import('./nemesis').NemesisTargets;
   close(): Promise<void>;
 }
 
@@ -42,7 +46,6 @@ export async function startStage(options: StageOptions): Promise<Stage> {
   const cliPath = binaries.cli.path;
   const dir = options.keepDir ?? mkdtempSync(join(tmpdir(), 'amsflow-chaos-'));
   if (options.keepDir) mkdirSync(dir, { recursive: true });
-  const workerLines: string[] = [];
   const dbFile = join(dir, 'temporal.db');
   const port = await freePort();
   let server: RunningDevServer = await startDevServer({ cliPath, dbFile, port, uiPort: false });
@@ -68,52 +71,28 @@ export async function startStage(options: StageOptions): Promise<Stage> {
     readyTimeoutMs: 60_000,
   };
 
-  const slots: (BenchWorker | undefined)[] = Array.from({ length: options.workers }, () => undefined);
-  let stopping = false;
-  const supervise = async () => {
-    while (!stopping) {
-      for (let i = 0; i < slots.length && !stopping; i++) {
-        if (slots[i]) continue;
-        try {
-          const worker = await startBenchWorker(workerOptions);
-          slots[i] = worker;
-          void worker.exited.then(() => {
-            if (slots[i] === worker) slots[i] = undefined;
-            if (options.keepDir) workerLines.push(`--- worker ${i} exited`, ...worker.output);
-          });
-        } catch (err) {
-          options.log(
-            `chaos: a worker did not start (${(err as Error).message.split('\n')[0]}); trying again`,
-          );
-        }
-      }
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  };
-  const supervisor = supervise();
+  const workers = superviseWorkers({
+    count: options.workers,
+    optionsFor: () => workerOptions,
+    log: (line) => options.log(line),
+    keepOutput: Boolean(options.keepDir),
+  });
   // The first workers are up before the humans start.
-  while (slots.some((s) => !s)) await new Promise((r) => setTimeout(r, 100));
+  await workers.ready();
 
   return {
     sim,
     client,
     agents: agents.map((a) => a.id),
     taskQueue,
-    async killWorker(pick) {
-      const live = slots.map((w, i) => [w, i] as const).filter(([w]) => w !== undefined);
-      const [worker, index] = live[pick(live.length)];
-      await worker!.kill();
-      if (slots[index] === worker) slots[index] = undefined;
-      return index;
-    },
+    killWorker: (pick) => workers.kill(pick),
+    unexpectedExits: () => workers.unexpectedExits(),
     async restartServer() {
       await server.stop();
       server = await startDevServer({ cliPath, dbFile, port, uiPort: false, portWaitMs: 20_000 });
     },
     async close() {
-      stopping = true;
-      await supervisor;
-      await Promise.all(slots.map((w) => (w ? w.stop() : Promise.resolve())));
+      await workers.close();
       await connection.close().catch(() => undefined);
       await server.stop();
       if (options.keepDir) {
@@ -125,7 +104,7 @@ export async function startStage(options: StageOptions): Promise<Stage> {
           })),
         );
         writeFileSync(join(dir, 'service.json'), JSON.stringify(service, null, 1));
-        writeFileSync(join(dir, 'workers.log'), workerLines.join('\n'));
+        writeFileSync(join(dir, 'workers.log'), workers.exitedOutput.join('\n'));
         options.log(`chaos: kept the database, transcripts and worker output in ${dir}`);
       }
       await sim.close();

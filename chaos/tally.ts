@@ -1,8 +1,9 @@
 /**
  * The chaos run's verdict, pure: from what each scripted session expected and what the service
- * recorded (the bot's accepted messages, the request log), the lines the run prints and must
- * keep at zero — lost, duplicated, stuck, reminders fired 0 or 2 times, approvals resolved
- * twice, protocol violations — and the figures beside them.
+ * recorded (the bot's accepted messages, the request log, what was marked read), the lines the
+ * run prints and must keep at zero — lost, duplicated, stuck, reminders fired 0 or 2 times,
+ * approvals resolved twice or never, messages never marked read, protocol violations — and the
+ * figures beside them.
  */
 
 /** One bot message a session waited for, and what became of it. */
@@ -59,6 +60,8 @@ export interface ChaosFacts {
   injectedReplaced: number;
   /** Faults injected that make a send's outcome unknown (500 after accept, drops, bad JSON). */
   ambiguousInjected: number;
+  /** Human messages the agent had not marked read at the end of the run. */
+  unread: number;
 }
 
 export interface ChaosVerdict {
@@ -73,6 +76,8 @@ export interface ChaosVerdict {
   /** Replies given up after the spec's retries of 429/503, the handler told (SendRejected). */
   rejectedSurfaced: number;
   ambiguousInjected: number;
+  /** Human messages never marked read. */
+  unread: number;
   violations: {
     overlappingSends: number;
     concurrentPolls: number;
@@ -113,6 +118,7 @@ export function tally(facts: ChaosFacts): ChaosVerdict {
     ambiguousSurfaced: surfacedAs('AmbiguousSend'),
     rejectedSurfaced: surfacedAs('SendRejected'),
     ambiguousInjected: facts.ambiguousInjected,
+    unread: facts.unread,
     violations: {
       overlappingSends: facts.overlappingSends,
       concurrentPolls: Math.max(0, facts.replacedPolls - facts.injectedReplaced),
@@ -148,6 +154,7 @@ export function clean(v: ChaosVerdict): boolean {
     v.remindersFiredTwice === 0 &&
     v.approvalsResolvedTwice === 0 &&
     v.approvalsUnresolved === 0 &&
+    v.unread === 0 &&
     Object.values(v.violations).every((n) => n === 0)
   );
 }

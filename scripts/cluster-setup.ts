@@ -4,11 +4,13 @@
  * server binaries are missing (as root). Temporal: the server and its SQL tool built with
  * `go install` from the Go module at the version deploy/versions.json pins (the one
  * docker-compose.yml runs), into a folder outside the clone (scripts/cluster-tools.ts), with that
- * module's PostgreSQL schema files beside them. Builds are skipped when the binaries are there.
+ * module's PostgreSQL schema files beside them; toxiproxy's server (the cluster chaos run's network
+ * faults) built the same way from its Go module, into a folder beside them. Builds are skipped when
+ * the binaries are there.
  * A missing prerequisite fails with a message saying what to install; nothing is skipped quietly.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   CLUSTER_VERSIONS,
@@ -19,6 +21,8 @@ import {
   findPostgresBin,
   isExecutable,
   postgresMajor,
+  toxiproxyDir,
+  toxiproxyPath,
 } from './cluster-tools';
 
 class SetupError extends Error {}
@@ -122,6 +126,26 @@ function buildBinaries(): void {
   }
 }
 
+/** toxiproxy's `cmd/server`, installed as `server` into a folder of its own, then renamed. */
+function buildToxiproxy(): void {
+  const path = toxiproxyPath();
+  if (isExecutable(path)) {
+    log(`toxiproxy: ${path} (already built)`);
+    return;
+  }
+  const bin = join(toxiproxyDir(), 'bin');
+  step(`go install ${GO_PACKAGES.toxiproxy}`, () => {
+    mkdirSync(bin, { recursive: true });
+    run('go', ['install', GO_PACKAGES.toxiproxy], { ...goEnv(), GOBIN: bin });
+    renameSync(join(bin, 'server'), path);
+  });
+  // (Its -version prints "git": the version is stamped by its Makefile, not by go install.)
+  const module = `${CLUSTER_VERSIONS.toxiproxyGoModule}\tv${CLUSTER_VERSIONS.toxiproxy}`;
+  if (!run('go', ['version', '-m', path], goEnv()).includes(module)) {
+    throw new SetupError(`${path} was not built from ${module.replace('\t', '@')}`);
+  }
+}
+
 function copySchema(moduleDir: string): void {
   const target = clusterToolPaths().schemaDir;
   if (existsSync(join(target, 'visibility', 'versioned'))) return;
@@ -132,13 +156,16 @@ function copySchema(moduleDir: string): void {
 
 function main(): void {
   const started = Date.now();
-  log(`Temporal server v${CLUSTER_VERSIONS.temporalServer} and PostgreSQL, tools in ${clusterToolsDir()}`);
+  log(
+    `Temporal server v${CLUSTER_VERSIONS.temporalServer}, PostgreSQL and toxiproxy v${CLUSTER_VERSIONS.toxiproxy}, tools in ${clusterToolsDir()} and ${toxiproxyDir()}`,
+  );
   step('PostgreSQL', ensurePostgres);
   step('Go', ensureGo);
   const moduleDir = step('Temporal module source (go mod download)', moduleSource);
   step('Temporal binaries', buildBinaries);
   step('schema files', () => copySchema(moduleDir));
-  const tools = findClusterTools();
+  step('toxiproxy', buildToxiproxy);
+  const tools = { ...findClusterTools(), toxiproxy: toxiproxyPath() };
   writeFileSync(
     join(clusterToolsDir(), 'installed.json'),
     JSON.stringify({ versions: CLUSTER_VERSIONS, tools, at: new Date().toISOString() }, null, 2),

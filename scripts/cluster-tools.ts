@@ -1,13 +1,14 @@
 /**
  * Where the native cluster's tools live: PostgreSQL's server binaries (Debian's `postgresql`
  * package) and the Temporal server and SQL tool built from the Go module at the version
- * `deploy/versions.json` pins, with that version's schema files. `npm run cluster:setup`
- * (scripts/cluster-setup.ts) provides them; the cluster test only finds them.
+ * `deploy/versions.json` pins, with that version's schema files; beside them toxiproxy's server,
+ * built from its Go module, for the cluster chaos run's network faults. `npm run cluster:setup`
+ * (scripts/cluster-setup.ts) provides them; the cluster test and the chaos run only find them.
  */
 import { execFileSync } from 'node:child_process';
 import { accessSync, constants, existsSync, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import versions from '../deploy/versions.json';
 
 /** The pinned versions shared by docker-compose.yml, the setup and the tests. */
@@ -17,6 +18,8 @@ export const CLUSTER_VERSIONS = versions;
 export const GO_PACKAGES = {
   server: `${versions.temporalGoModule}/cmd/server@v${versions.temporalServer}`,
   sqlTool: `${versions.temporalGoModule}/cmd/tools/sql@v${versions.temporalServer}`,
+  /** toxiproxy's server (`cmd/server` in v2.5; installed as `server`, renamed `toxiproxy-server`). */
+  toxiproxy: `${versions.toxiproxyGoModule}/cmd/server@v${versions.toxiproxy}`,
 } as const;
 
 /** The repository's server config template, shared with docker-compose.yml. */
@@ -121,4 +124,24 @@ export function findClusterTools(env: NodeJS.ProcessEnv = process.env): ClusterT
   }
   if (missing.length > 0) throw new ClusterToolsMissingError(missing);
   return { ...paths, postgresBin: postgresBin! };
+}
+
+/**
+ * The folder toxiproxy is built into: beside the Temporal server's ({@link clusterToolsDir}), so
+ * that a fresh clone on the same machine reuses it too.
+ */
+export function toxiproxyDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(dirname(clusterToolsDir(env)), `toxiproxy-v${versions.toxiproxy}`);
+}
+
+/** The toxiproxy server binary below {@link toxiproxyDir}, whether or not it exists. */
+export function toxiproxyPath(env: NodeJS.ProcessEnv = process.env): string {
+  return join(toxiproxyDir(env), 'bin', 'toxiproxy-server');
+}
+
+/** The toxiproxy server, or {@link ClusterToolsMissingError} when it has not been built. */
+export function findToxiproxy(env: NodeJS.ProcessEnv = process.env): string {
+  const path = toxiproxyPath(env);
+  if (!isExecutable(path)) throw new ClusterToolsMissingError([`toxiproxy server: ${path}`]);
+  return path;
 }

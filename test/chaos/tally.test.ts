@@ -21,6 +21,7 @@ const facts = (over: Partial<ChaosFacts>): ChaosFacts => ({
   replacedPolls: 0,
   injectedReplaced: 0,
   ambiguousInjected: 0,
+  unread: 0,
   ...over,
 });
 
@@ -79,6 +80,12 @@ describe('chaos verdict', () => {
       approvalsResolvedTwice: 1,
       approvalsUnresolved: 1,
     });
+  });
+
+  it('is not clean while a human message was never marked read', () => {
+    const v = tally(facts({ unread: 2 }));
+    expect(v.unread).toBe(2);
+    expect(clean(v)).toBe(false);
   });
 
   it('tells injected 429s and 409s from violations', () => {

@@ -15,7 +15,7 @@ import { Client, Connection } from '@temporalio/client';
 import { startSimulator, type RunningSimulator } from '../../simulator';
 import { CLUSTER_VERSIONS, ClusterToolsMissingError, findClusterTools } from '../../scripts/cluster-tools';
 import { bundle, waitFor } from '../support/temporal';
-import { startNativeCluster, type NativeCluster } from './cluster';
+import { startNativeCluster, type NativeCluster } from '../../chaos/cluster/native-cluster';
 import { scaledTuning } from '../../bench/scaled-tuning';
 
 const projectRoot = resolve(__dirname, '..', '..');

@@ -12,7 +12,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { load } from 'js-yaml';
-import { startNativeCluster, type NativeCluster } from './cluster';
+import { startNativeCluster, type NativeCluster } from '../../chaos/cluster/native-cluster';
 import { waitFor } from '../support/temporal';
 
 jest.setTimeout(240_000);

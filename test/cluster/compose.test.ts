@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { CLUSTER_VERSIONS as V } from '../../scripts/cluster-tools';
-import { serverEnv, serverPorts } from './temporal-server';
+import { serverEnv, serverPorts } from '../../chaos/cluster/temporal-server';
 import { loadConfig } from '../../worker/config';
 
 const root = resolve(__dirname, '..', '..');

@@ -21,7 +21,7 @@ import { getAgentState } from '../../client/agents';
 import { scaledTuning } from '../../bench/scaled-tuning';
 import { waitFor } from '../support/temporal';
 import { run as cli } from '../client/cli-runner';
-import { startNativeCluster, type NativeCluster } from './cluster';
+import { startNativeCluster, type NativeCluster } from '../../chaos/cluster/native-cluster';
 import { startWorkerProcess, whenRunning, type WorkerProcess } from './worker-process';
 
 const WINDOW_MS = 1000;

@@ -8,9 +8,24 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { promisify } from 'node:util';
 import { CLUSTER_VERSIONS, SERVER_CONFIG_TEMPLATE } from '../../scripts/cluster-tools';
-import { waitFor } from '../support/temporal';
 
 const run = promisify(execFile);
+
+/** Polls `check` until it returns true (errors count as not yet), or throws after `timeoutMs`. */
+async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      if (await check()) return;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`Timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
 
 /** The server's ports; the membership ports are below 32768 (a smallint column in PostgreSQL). */
 export interface ServerPorts {
@@ -149,7 +164,7 @@ export class TemporalServer {
         await run(this.options.cliPath, ['operator', 'cluster', 'health', '--address', this.address]);
         return true;
       },
-      { timeoutMs: 60_000, intervalMs: 200 },
+      60_000,
     );
   }
 

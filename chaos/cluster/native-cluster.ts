@@ -2,7 +2,9 @@
  * docker-compose.yml's topology without Docker: a throwaway PostgreSQL, Temporal's schema set up
  * by the server's own SQL tool (deploy/temporal/setup-schema.sh), the Temporal server built from
  * its Go module with the compose file's config template, and the namespace created
- * (deploy/temporal/create-namespace.sh). The tools come from `npm run cluster:setup`.
+ * (deploy/temporal/create-namespace.sh). The tools come from `npm run cluster:setup`. Started by
+ * test/cluster and by the cluster chaos run (which routes the server's database connections
+ * through toxiproxy).
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -47,7 +49,16 @@ async function timed<T>(timings: Record<string, number>, name: string, step: () 
 }
 
 /** Starts the whole cluster; throws (never skips) when a tool is missing. */
-export async function startNativeCluster(options: { namespace?: string } = {}): Promise<NativeCluster> {
+export async function startNativeCluster(
+  options: {
+    namespace?: string;
+    /**
+     * The address the Temporal server reaches PostgreSQL at (default: PostgreSQL's own), e.g. a
+     * toxiproxy proxy in front of it; the schema is set up directly.
+     */
+    databaseRoute?: (postgres: RunningPostgres) => Promise<{ host: string; port: number }>;
+  } = {},
+): Promise<NativeCluster> {
   const namespace = options.namespace ?? 'default';
   const tools = findClusterTools();
   const cliPath = await temporalCli();
@@ -76,7 +87,8 @@ export async function startNativeCluster(options: { namespace?: string } = {}): 
         },
       }),
     );
-    const env = serverEnv({ ports: await serverPorts(), postgres });
+    const route = options.databaseRoute ? await options.databaseRoute(postgres) : postgres;
+    const env = serverEnv({ ports: await serverPorts(), postgres: { ...route, user: postgres.user } });
     server = new TemporalServer({ serverBin: tools.server, cliPath, env, cwd });
     await timed(timings, 'server', () => server!.start());
     const address = server.address;
