@@ -89,7 +89,7 @@ async function handlerState(h: Human, messageId: string): Promise<string> {
     const failure = await handle.result().then(
       () => 'no failure',
       (err: unknown) => {
-        const cause = err instanceof WorkflowFailedError ? (err.cause) : undefined;
+        const cause = err instanceof WorkflowFailedError ? err.cause : undefined;
         return cause ? `${cause.name}: ${cause.message}` : String(err);
       },
     );
