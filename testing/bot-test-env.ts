@@ -16,6 +16,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
+import type { LanguageModel } from 'ai';
 import { msToNumber } from '@temporalio/common/lib/time';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ensureAgent } from '../client/agents';
@@ -24,7 +25,6 @@ import { agentWorkflowId } from '../protocol/ids';
 import { wakeSignal } from '../protocol/messages';
 import { resolveTemporalBinaries } from '../tools/temporal-binaries';
 import { startSimulator, type RunningSimulator } from '../simulator';
-import { bundleBot } from '../worker/bot-bundle';
 import { createEngineWorkers } from '../worker/engine-workers';
 import { superviseWorkers } from '../worker/supervise-workers';
 import type { AgentTuning } from '../protocol';
@@ -36,7 +36,9 @@ import {
   type BotMessage,
   type Matcher,
 } from './bot-messages';
+import { bundleOnce, noop } from './bundle-once';
 import { FailureWatch } from './failure-watch';
+import type { ScriptedModel } from './scripted-model';
 import { ServerClock } from './server-clock';
 import { installTestRuntime } from './test-runtime';
 
@@ -65,6 +67,8 @@ export interface BotTestEnvOptions {
   tuning?: AgentTuning;
   /** How long `expectBot` waits by default, in real ms. Default 15000. */
   expectTimeoutMs?: number;
+  /** The model of the bot's model turns: a `scriptedModel(...)` (or any AI SDK model). Default none. */
+  model?: ScriptedModel | LanguageModel;
 }
 
 export interface BotTestEnv {
@@ -97,24 +101,6 @@ export interface BotTestEnv {
 /** Real ms `expectBot` waits before time starts to move faster; then workflow ms per step. */
 const EXPECT_STEP_REAL_MS = 500;
 const EXPECT_STEP_SKIP_MS = 5_000;
-
-/** The worker-side bundle of a workflow module, built once per process. */
-const bundles = new Map<string, Promise<{ code: string }>>();
-
-async function bundleOnce(workflowsPath: string): Promise<{ code: string }> {
-  let found = bundles.get(workflowsPath);
-  if (!found) {
-    // The bot with amsflow's own workflows; refused (naming the file) without an onMessage.
-    found = bundleBot({ workflowsPath, logger: quiet });
-    bundles.set(workflowsPath, found);
-    // A refused module is refused again on the next call, not cached as a rejection.
-    found.catch(() => bundles.delete(workflowsPath));
-  }
-  return found;
-}
-
-const noop = () => undefined;
-const quiet = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
 
 /** Starts a bot test environment; `teardown()` it after the test. */
 export async function createBotTestEnv(options: BotTestEnvOptions): Promise<BotTestEnv> {
@@ -169,6 +155,7 @@ async function start(
     client: env.client,
     timeZone: options.timeZone,
     botActivities: options.activities,
+    ...(options.model ? { model: { model: options.model, name: 'scripted' } } : {}),
     drain: false,
   });
   cleanups.push(() => engine.closeClients());

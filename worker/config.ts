@@ -12,6 +12,7 @@ import type { AgentTuning } from '../protocol';
 import { canonicalTimeZone, isTimeZone } from '../core/zoned-time';
 import { EncryptionKeysSchema, type EncryptionKey } from '../codec/keys';
 import { readBotConfig } from './bot-config';
+import { modelConfigOf, type ModelConfig } from './model-config';
 import { BaseUrlSchema, parseAgentEntries, tokenProblem } from './config-checks';
 import { jsonObject, LimitsSchema, nonEmpty, port, TuningSchema } from './config-schemas';
 import { AmsflowError } from '../core/amsflow-error';
@@ -158,6 +159,8 @@ export interface WorkerConfig {
   observability: ObservabilityConfig;
   /** `AMSFLOW_ENCRYPTION_KEYS` (current first): payloads encrypted at rest. Unset: no encryption. */
   encryptionKeys?: EncryptionKey[];
+  /** `AMSFLOW_MODEL` (with its key) or `AMSFLOW_MODEL_MODULE`: the model of model turns. Unset: none. */
+  model?: ModelConfig;
 }
 
 /** Every problem found in the environment, by variable name. */
@@ -255,9 +258,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
   const e = parseEnv(env, problems);
   const { agents, embeddedSimulator } = agentsOf(e, env, problems);
   const modules = modulesOf(e, problems);
+  const model = modelConfigOf(env, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     ...modules,
+    ...(model ? { model } : {}),
     timeZone: e.AMSFLOW_TIMEZONE,
     agents,
     embeddedSimulator,
