@@ -124,6 +124,9 @@ async function call(
 /** The model activities over `client` (its namespace is the memory workflows'). */
 export function createModelActivities(client: Client, options: ModelActivityOptions): ModelActivities {
   return {
+    async amsflowModelName(): Promise<string | null> {
+      return options.model?.name ?? null;
+    },
     async amsflowModelCall(input: ModelCallInput): Promise<ModelCallOutput> {
       if (!options.model) return { status: 'notConfigured' };
       return call(client, options, options.model, input);

@@ -151,6 +151,8 @@ export const forgetMemoryUpdate = defineUpdate<{ forgotten: number }, []>('amsfl
 
 /** The model activities, registered on the workflow task queue (they hold a Temporal client). */
 export interface ModelActivities {
+  /** The worker's model (`openai:gpt-4o-mini`), or null when it has none: a turn's first check. */
+  amsflowModelName(): Promise<string | null>;
   amsflowModelCall(input: ModelCallInput): Promise<ModelCallOutput>;
   amsflowMemoryWrite(agentKey: string, command: MemoryCommand): Promise<void>;
 }

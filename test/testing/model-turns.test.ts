@@ -158,6 +158,20 @@ it('interrupted while an approval waits: the approval is cancelled, nothing runs
   expect([...runs]).toEqual([]);
 });
 
+it('the approval tool asks the human and tells the model the decision', async () => {
+  const model = await start([
+    { tool: 'askApproval', input: { question: 'Shall I go on?' } },
+    { text: 'Going on.' },
+  ]);
+  await bot.say('go on?');
+  await bot.react(await bot.expectBot(/^Approval needed: Shall I go on\?/), '👍');
+  await bot.expectBot('Approved: Shall I go on?');
+  await bot.expectBot('Going on.');
+  expect(model.calls[1].toolResults).toEqual([
+    { name: 'askApproval', output: { decision: 'approved' }, isError: false },
+  ]);
+});
+
 it('stops after maxSteps model calls', async () => {
   await start(() => ({ tool: 'count', input: { label: 'loop' } }), { maxSteps: 3 });
   await bot.say('loop');
@@ -174,8 +188,10 @@ it('a cancel while the model thinks ends the turn', async () => {
   await bot.expectBot('turn cancelled');
 });
 
-it('without a model, a turn sends nothing and says so', async () => {
+it('without a model, a turn sends nothing, shows no typing, and says so', async () => {
   await start(undefined);
   await bot.say('hello?');
   await bot.expectBot('no model');
+  const { counts } = await bot.simulator.control.transcript({ agent: bot.agentKey });
+  expect([counts.requests.typing, counts.accepted]).toEqual([0, 1]);
 });

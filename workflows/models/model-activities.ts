@@ -6,7 +6,7 @@
  * so a worker killed mid-call is noticed within {@link HEARTBEAT_TIMEOUT_MS}, and an interrupted
  * call is cancelled at its next heartbeat.
  */
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import { MODEL_FAILURE_TYPES, type ModelActivities } from '../../protocol/models';
 import type { TurnSettings } from './model-options';
 import type { ToolDefinition } from './tool';
@@ -30,6 +30,13 @@ export function modelCalls(settings: TurnSettings): Pick<ModelActivities, 'amsfl
     },
   });
 }
+
+/**
+ * Whether the worker has a model, asked once a turn before anything shows: a local activity (a
+ * marker in history, no task of its own), so that a bot without a model answers as it would
+ * without model turns, with no typing indicator and no model call.
+ */
+export const modelName = proxyLocalActivities<ModelActivities>({ startToCloseTimeout: '10 seconds' });
 
 /** The memory write: rides out worker kills and server restarts, as the reminders' writes do. */
 export const memoryWrites = proxyActivities<ModelActivities>({

@@ -15,7 +15,7 @@ import { reply, sendText } from '../author/sending';
 import type { InboundMessage } from '../../protocol';
 import type { ChatToolResult, ModelCallInput, ModelToolCall } from '../../protocol/models';
 import { splitAnswer } from './answer-text';
-import { memoryWrites } from './model-activities';
+import { memoryWrites, modelName } from './model-activities';
 import { turnSettings, type ModelTurnOptions, type TurnSettings } from './model-options';
 import { usesReminders } from './reminder-tools';
 import { think } from './thinking';
@@ -155,6 +155,7 @@ export async function answerWithModel(
   checkTyping(message);
   const settings = turnSettings(options);
   const agentKey = current().agentKey;
+  if ((await modelName.amsflowModelName()) === null) return { ok: false, reason: 'noModel' };
   const nextCallId = callIds();
   const run = workflowInfo().runId;
   let waiting: InboundMessage[] = [message];
