@@ -18,6 +18,7 @@ import { splitAnswer } from './answer-text';
 import { memoryWrites, modelName } from './model-activities';
 import { turnSettings, type ModelTurnOptions, type TurnSettings } from './model-options';
 import { usesReminders } from './reminder-tools';
+import { Listener } from './listening';
 import { think } from './thinking';
 import { callIds, resolveToolCall, type CallContext, type Resolved } from './tool-calls';
 import { notRunText } from './tool-texts';
@@ -89,7 +90,7 @@ async function runTurn(
   const clock = usesReminders(settings.tools);
   let text = '';
   for (;;) {
-    if (settings.doubleTexting === 'interrupt') for (const m of turn.takeHeld()) turn.addHuman(m);
+    if (settings.doubleTexting === 'interrupt') for (const m of ctx.listener.take()) turn.addHuman(m);
     if (turn.steps >= settings.maxSteps) {
       // The last step asked for tools: its text was no answer.
       text = TOO_MANY_STEPS_TEXT;
@@ -105,7 +106,7 @@ async function runTurn(
       ...(settings.maxOutputTokens ? { maxOutputTokens: settings.maxOutputTokens } : {}),
       ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
     };
-    const thought = await think(turn, settings, input);
+    const thought = await think(turn, settings, ctx.listener, input);
     if (thought.kind === 'interrupted') continue;
     if (thought.kind === 'noModel') return { ok: false, reason: 'noModel' };
     if (thought.kind === 'cancelled') {
@@ -158,17 +159,24 @@ export async function answerWithModel(
   if ((await modelName.amsflowModelName()) === null) return { ok: false, reason: 'noModel' };
   const nextCallId = callIds();
   const run = workflowInfo().runId;
+  // One wait for the human's next message for the whole call: every turn, every step, the answer.
+  const listener = new Listener(settings.doubleTexting).start();
   let waiting: InboundMessage[] = [message];
-  for (let n = 1; ; n++) {
-    const turn = new Turn(waiting);
-    const answer = await runTurn(
-      turn,
-      settings,
-      { turn, settings, agentKey, nextCallId },
-      `${run}-turn-${n}`,
-    );
-    // `queue`: what the human wrote meanwhile gets a turn of its own, now.
-    waiting = settings.doubleTexting === 'queue' && answer.ok ? turn.takeHeld() : [];
-    if (waiting.length === 0) return answer;
+  try {
+    for (let n = 1; ; n++) {
+      const turn = new Turn(waiting);
+      const ctx: CallContext = { turn, settings, listener, agentKey, nextCallId };
+      const answer = await runTurn(turn, settings, ctx, `${run}-turn-${n}`);
+      if (answer.ok || answer.reason === 'failed') {
+        // What the human wrote after the last model call gets a turn of its own, now (`queue`:
+        // whatever came during this turn). The last messages may come while the wait ends.
+        waiting = listener.take();
+        if (waiting.length === 0) await listener.stop();
+        waiting = [...waiting, ...listener.take()];
+      } else waiting = [];
+      if (waiting.length === 0) return answer;
+    }
+  } finally {
+    await listener.stop();
   }
 }

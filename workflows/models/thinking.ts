@@ -7,7 +7,7 @@
 import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
 import { typing } from '../author/sending';
 import type { ModelCallInput, ModelCallOutput } from '../../protocol/models';
-import { listenWhile } from './listening';
+import type { Listener } from './listening';
 import { modelCalls } from './model-activities';
 import type { TurnSettings } from './model-options';
 import type { Turn } from './turn';
@@ -29,13 +29,18 @@ function failureType(err: unknown): string {
 }
 
 /** Calls the model with the turn's chat so far; listens for the human meanwhile. */
-export async function think(turn: Turn, settings: TurnSettings, input: ModelCallInput): Promise<Thought> {
+export async function think(
+  turn: Turn,
+  settings: TurnSettings,
+  listener: Listener,
+  input: ModelCallInput,
+): Promise<Thought> {
   await typing(turn.latest);
   const scope = new CancellationScope();
   const call = scope.run(() => modelCalls(settings).amsflowModelCall(input));
   let got;
   try {
-    got = await listenWhile(turn, settings.doubleTexting, call, true);
+    got = await listener.during(call, 'restart');
   } catch (err) {
     if (isCancellation(err)) throw err;
     return { kind: 'failed', type: failureType(err) };

@@ -10,7 +10,7 @@
 import { ActivityFailure, ApplicationFailure, isCancellation, workflowInfo } from '@temporalio/workflow';
 import { askApproval } from '../approvals/ask-approval';
 import type { ChatToolResult, ModelToolCall } from '../../protocol/models';
-import { listenWhile } from './listening';
+import type { Listener } from './listening';
 import { toolActivity } from './model-activities';
 import type { TurnSettings } from './model-options';
 import type { ToolDefinition } from './tool';
@@ -27,6 +27,8 @@ export interface Resolved {
 export interface CallContext {
   turn: Turn;
   settings: TurnSettings;
+  /** The turn's listener: the human heard while a call waits or runs. */
+  listener: Listener;
   agentKey: string;
   /** A new call id: unique per agent, the same on every replay. */
   nextCallId(): string;
@@ -46,10 +48,16 @@ function failureText(err: unknown): string {
   return `The tool failed: ${type}${cause instanceof Error ? cause.message : String(cause)}`;
 }
 
+/**
+ * Runs the tool: an activity while the human is listened to (it is never interrupted), a workflow
+ * function with the listener aside (it may wait for the human itself: one wait at a time).
+ */
 async function run(ctx: CallContext, definition: ToolDefinition, input: unknown, callId: string) {
   const call = { callId, agentKey: ctx.agentKey };
   const { execute } = definition;
-  return typeof execute === 'string' ? toolActivity(definition)(input, call) : execute(input, call);
+  if (typeof execute !== 'string') return ctx.listener.aside(() => execute(input, call));
+  const got = await ctx.listener.during(toolActivity(definition)(input, call), 'finish');
+  return got.kind === 'done' ? got.value : undefined; // `finish` ends done, or with the failure thrown
 }
 
 /** Runs the approved (or unguarded) call; a running tool is never interrupted. */
@@ -60,17 +68,12 @@ async function runNow(
   input: unknown,
   callId: string,
 ): Promise<Resolved> {
-  const work = run(ctx, definition, input, callId);
-  // A workflow function may wait for the human itself: two waits at once would cross, so the turn
-  // listens only while an activity runs.
-  const policy = typeof definition.execute === 'string' ? ctx.settings.doubleTexting : 'apart';
   let outcome: Pick<ChatToolResult, 'output' | 'isError'>;
   let stop: Resolved['stop'];
   try {
-    const got = await listenWhile(ctx.turn, policy, work, false);
-    // Cancelled while it ran: it still finishes, and its result is kept.
-    if (got.kind === 'cancelled') stop = 'cancelled';
-    outcome = { output: keptOutput(await work) };
+    outcome = { output: keptOutput(await run(ctx, definition, input, callId)) };
+    // Cancelled while it ran: it finished all the same, and its result is kept.
+    if (ctx.listener.wasCancelled) stop = 'cancelled';
   } catch (err) {
     // A bug in a workflow tool (not an ApplicationFailure) fails the workflow task, visibly.
     if (isCancellation(err) || (!(err instanceof ActivityFailure) && !(err instanceof ApplicationFailure)))
@@ -96,8 +99,11 @@ async function approve(
     ctx.turn.decide(call.name, input, outcome);
     return { result: { id: call.id, name: call.name, ...outcome } };
   }
+  // The human wrote again before it was asked: the model hears that first.
+  if (ctx.settings.doubleTexting === 'interrupt' && ctx.listener.holding)
+    return { result: error(call, notRunText('interrupted')), stop: 'interrupted' };
   const pending = await askApproval({ id: `tool-${callId}`, question, timeout });
-  const got = await listenWhile(ctx.turn, ctx.settings.doubleTexting, pending.decision, true);
+  const got = await ctx.listener.during(pending.decision, 'decide');
   let decision = got.kind === 'done' ? got.value : undefined;
   if (got.kind !== 'done') {
     // The human wrote again (or cancelled) before answering: asked again if the model still wants

@@ -1,7 +1,7 @@
 /**
  * **Turn**: one model turn's state (pure): the chat of this turn (the human's messages, the
- * model's answers, tool calls and their results), the messages the human sent while the turn was
- * busy, and the ledger of tool calls decided in this turn. The ledger is what keeps an approved
+ * model's answers, tool calls and their results) and the ledger of tool calls decided in this
+ * turn (what the human sent meanwhile is the listener's, `listening.ts`). The ledger is what keeps an approved
  * or running tool from running twice: a call the model repeats after an interruption (same tool,
  * same arguments) gets the first one's result instead of a second approval or run.
  */
@@ -55,7 +55,6 @@ export class Turn {
   latest: InboundMessage;
   /** Model calls made so far. */
   steps = 0;
-  private held: InboundMessage[] = [];
   private readonly ledger = new Map<string, Pick<ChatToolResult, 'output' | 'isError'>>();
 
   constructor(messages: readonly InboundMessage[]) {
@@ -66,22 +65,6 @@ export class Turn {
   addHuman(message: InboundMessage): void {
     this.latest = message;
     this.chat.push({ role: 'user', text: humanText(message) });
-  }
-
-  /** A message that came while the turn was busy: added at the next model call, or the next turn's. */
-  hold(message: InboundMessage): void {
-    this.held.push(message);
-  }
-
-  /** The held messages, handed over once. */
-  takeHeld(): InboundMessage[] {
-    const held = this.held;
-    this.held = [];
-    return held;
-  }
-
-  get holding(): boolean {
-    return this.held.length > 0;
   }
 
   /** The model's answer with the tool calls it asked for, and every call's result (never one without the other). */

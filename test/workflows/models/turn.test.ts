@@ -1,4 +1,4 @@
-/** The turn's state: the human's messages as text, held messages, and the ledger of decided calls (pure). */
+/** The turn's state: the human's messages as text, and the ledger of decided calls (pure). */
 import { humanText, keptOutput, MAX_RESULT_CHARS, stableJson, Turn } from '../../../workflows/models/turn';
 import type { InboundMessage } from '../../../protocol';
 
@@ -28,14 +28,9 @@ describe('a turn', () => {
     expect(humanText(reaction as InboundMessage)).toBe('[reacted 👍]');
   });
 
-  it('holds what came while it was busy, hands it over once, and keeps the latest message', () => {
+  it('adds the human’s messages in order, the latest one kept to quote', () => {
     const turn = new Turn([text('1', 'Book Friday')]);
-    turn.hold(text('2', 'no, Tuesday'));
-    expect(turn.holding).toBe(true);
-    const held = turn.takeHeld();
-    expect(held.map((m) => m.id)).toEqual(['2']);
-    expect(turn.takeHeld()).toEqual([]);
-    for (const m of held) turn.addHuman(m);
+    turn.addHuman(text('2', 'no, Tuesday'));
     expect(turn.latest.id).toBe('2');
     expect(turn.chat).toEqual([
       { role: 'user', text: 'Book Friday' },
