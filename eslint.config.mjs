@@ -63,6 +63,13 @@ function restricted(fences, workflowCode = false) {
                 allowTypeImports: true,
                 message: 'Workflow code may import these by type only.',
               },
+              {
+                // The AI SDK needs what the workflow sandbox lacks (web streams, fetch): model calls
+                // are activities (activities/model-calls.ts).
+                group: ['ai', 'ai/*', '@ai-sdk/*'],
+                allowTypeImports: true,
+                message: 'Workflow code may import the AI SDK by type only: a model call is an activity.',
+              },
             ]
           : []),
       ],
@@ -77,6 +84,10 @@ const ROOMS = {
   approvals: { may: ['author'], why: 'a use-case workflow builds on the author API only' },
   reminders: { may: ['author'], why: 'a use-case workflow builds on the author API only' },
   media: { may: ['author'], why: 'a use-case workflow builds on the author API only' },
+  models: {
+    may: ['author', 'approvals', 'reminders'],
+    why: 'model turns build on the author API, and offer approvals and reminders as tools',
+  },
 };
 
 /** Fences of workflows/ (every room shares them). */

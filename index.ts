@@ -42,6 +42,9 @@ export {
   cancelConversation,
   ConversationError,
 } from './client/conversations';
+// An agent's model memory from outside (`amsflow conversations show memory:<agent>|forget`)
+export { readMemory, forgetMemory } from './client/memory';
+export type { MemoryView, MemoryTurn, ChatMessage } from './protocol/models';
 export { textMessage, mediaMessage } from './workflows/author/builders';
 
 // Running workers
@@ -57,6 +60,12 @@ export {
   type ScheduleActivities,
   type ScheduleActivityOptions,
 } from './activities/schedules';
+export {
+  createModelActivities,
+  type ModelActivities,
+  type ModelActivityOptions,
+  type WorkerModel,
+} from './activities/model-calls';
 export { ActivityFailureTypes, SEND_FAILURE_TYPES } from './protocol/failures';
 
 // Encryption at rest (AMSFLOW_ENCRYPTION_KEYS): an application's own Temporal client needs the same

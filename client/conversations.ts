@@ -111,8 +111,8 @@ export async function showConversation(
   }
 }
 
-/** The agent key in the ids amsflow gives workflows (`agent:<key>:msg:…`, `reminders:<key>`, `approval:<key>:…`). */
-const AGENT_IN_ID = /^(?:agent|reminders|approval):([^:]+)/;
+/** The agent key in the ids amsflow gives workflows (`agent:<key>:msg:…`, `reminders:<key>`, `approval:<key>:…`, `memory:<key>`). */
+const AGENT_IN_ID = /^(?:agent|reminders|approval|memory):([^:]+)/;
 
 /**
  * Cancels the running conversation `workflowId` with the `amsflow.cancel` signal: its pending

@@ -2,6 +2,7 @@
  * The contract between the agent workflow and the conversation (handler) workflows it starts,
  * and what their query answers operators (`amsflow conversations show`).
  */
+import type { MemoryView } from './models';
 import type { InboundMessage } from './wire';
 
 /** What a message handler workflow receives. */
@@ -33,4 +34,6 @@ export interface ConversationView {
   startedAt: string;
   /** Set once it was cancelled (by a cancel word or from outside). */
   cancelled?: 'human' | 'operator';
+  /** An agent's model memory (`memory:<agentKey>`): the turns the model is shown. */
+  memory?: MemoryView;
 }

@@ -173,6 +173,31 @@ export const remindersCommandSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('zone'), timeZone: z.string().min(1) }).passthrough(),
 ]);
 
+const chatToolCall = z.object({ id, name: id, input: z.unknown() }).passthrough();
+const chatMessage = z.discriminatedUnion('role', [
+  z.object({ role: z.literal('user'), text: z.string() }).passthrough(),
+  z
+    .object({ role: z.literal('assistant'), text: z.string(), toolCalls: z.array(chatToolCall).optional() })
+    .passthrough(),
+  z
+    .object({
+      role: z.literal('tool'),
+      results: z.array(
+        z.object({ id, name: id, output: z.unknown(), isError: z.boolean().optional() }).passthrough(),
+      ),
+    })
+    .passthrough(),
+]);
+
+/** `amsflow.memory.command`: a turn appended to an agent's model memory, with the bounds to keep. */
+export const memoryCommandSchema = z
+  .object({
+    op: z.literal('append'),
+    turn: z.object({ id, at: z.number().finite(), messages: z.array(chatMessage) }).passthrough(),
+    limits: z.object({ turns: count.min(1), bytes: count.min(1) }).passthrough(),
+  })
+  .passthrough();
+
 /** A short, payload-free account of why an argument does not fit (paths and codes only). */
 export function schemaProblem(error: z.ZodError): string {
   return error.issues

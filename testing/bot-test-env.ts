@@ -17,6 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
+import type { LanguageModel } from 'ai';
 import { msToNumber } from '@temporalio/common/lib/time';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ensureAgent } from '../client/agents';
@@ -24,7 +25,7 @@ import { resolveLimits, type Limits } from '../messaging/limits';
 import { agentWorkflowId } from '../protocol/ids';
 import { wakeSignal } from '../protocol/messages';
 import { resolveTemporalBinaries } from '../tools/temporal-binaries';
-import { startSimulator, type RunningSimulator } from '../simulator';
+import type { RunningSimulator } from '../simulator';
 import { createEngineWorkers } from '../worker/engine-workers';
 import { promoteAtStart } from '../worker/promotion';
 import { superviseWorkers } from '../worker/supervise-workers';
@@ -37,9 +38,10 @@ import {
   type BotMessage,
   type Matcher,
 } from './bot-messages';
-import { bundleOnce } from './bot-bundles';
+import { bundleOnce, noop } from './bundle-once';
 import { FailureWatch } from './failure-watch';
-import { ServerClock } from './server-clock';
+import { startHarnessSimulator } from './harness-simulator';
+import type { ScriptedModel } from './scripted-model';
 import { installTestRuntime } from './test-runtime';
 
 export type { BotMessage, Matcher } from './bot-messages';
@@ -67,6 +69,8 @@ export interface BotTestEnvOptions {
   tuning?: AgentTuning;
   /** How long `expectBot` waits by default, in real ms. Default 15000. */
   expectTimeoutMs?: number;
+  /** The model of the bot's model turns: a `scriptedModel(...)` (or any AI SDK model). Default none. */
+  model?: ScriptedModel | LanguageModel;
 }
 
 export interface BotTestEnv {
@@ -100,7 +104,6 @@ export interface BotTestEnv {
 const EXPECT_STEP_REAL_MS = 500;
 const EXPECT_STEP_SKIP_MS = 5_000;
 
-const noop = () => undefined;
 /** Starts a bot test environment; `teardown()` it after the test. */
 export async function createBotTestEnv(options: BotTestEnvOptions): Promise<BotTestEnv> {
   installTestRuntime(); // before the first connection creates a Runtime
@@ -135,13 +138,7 @@ async function start(
   const watch = new FailureWatch(installTestRuntime(), env.client, agentKey, taskQueue);
   cleanups.push(async () => watch.close());
   const token = `token-${randomUUID()}`;
-  const clock = timeSkipping ? await ServerClock.from(() => env.currentTimeMs()) : undefined;
-  const sim = await startSimulator({
-    port: 0,
-    agents: [{ id: agentKey, token, creator: 'user:1001', creatorName: 'Tester' }],
-    limits: options.limits,
-    ...(clock ? { clock: { now: clock.now, sync: clock.sync } } : {}),
-  });
+  const sim = await startHarnessSimulator(env, agentKey, token, options.limits, timeSkipping);
   cleanups.push(() => sim.close());
   // The production worker's wiring (worker/engine-workers.ts); only a teardown does not drain.
   const engine = await createEngineWorkers({
@@ -154,6 +151,7 @@ async function start(
     client: env.client,
     timeZone: options.timeZone,
     botActivities: options.activities,
+    ...(options.model ? { model: { model: options.model, name: 'scripted' } } : {}),
     drain: false,
     // The time-skipping server has no Worker Deployments (it refuses their calls), and a test runs
     // one build: pinning has nothing to choose between there. On the dev server, as in production.

@@ -4,3 +4,5 @@
  */
 export { createBotTestEnv } from './bot-test-env';
 export type { BotMessage, BotTestEnv, BotTestEnvOptions, HumanInput, Matcher } from './bot-test-env';
+export { ScriptedModel, scriptedModel } from './scripted-model';
+export type { Script, ScriptStep, ScriptedCall, ShownMessage } from './scripted-model';

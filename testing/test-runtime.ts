@@ -24,6 +24,10 @@ export const BENIGN_SDK_WARNINGS: readonly { pattern: RegExp; why: string }[] = 
     pattern: /^No (workflows|activities|Nexus services) registered, not polling/,
     why: "the harness's workers are single-purpose: one runs workflows, the others one endpoint's activities each",
   },
+  {
+    pattern: /^Activity not found on completion/,
+    why: 'a model call that its turn cancelled (the human wrote again) finished before its next heartbeat brought it the cancel; its answer is dropped',
+  },
 ];
 
 /** Where the harness's lines go; tests replace it to read them. */

@@ -76,6 +76,9 @@ export function formatBanner(running: RunningAmsflow, commands: BotCommand[] = [
       `${pad('bot commands')}${commands.map((c) => `${c.command.padEnd(width)}  ${c.description}`.trimEnd()).join(`\n${pad('')}`)}`,
     );
   }
+  lines.push(
+    `${pad('model')}${running.model ?? 'none (AMSFLOW_MODEL=openai:<model> with OPENAI_API_KEY adds one; see docs/OPERATIONS.md)'}`,
+  );
   if (resume.demoDir) {
     lines.push(
       `${pad('data')}${resume.demoDir}: the next npm start resumes from it; delete it to start afresh`,

@@ -1,6 +1,6 @@
 /**
  * The workflow bundle of a bot: the bot module (its handlers, commands, its own workflows) plus
- * amsflow's own workflows (the agent, approvals, reminders), so that a bot module exports only
+ * amsflow's own workflows (the agent, approvals, reminders, model memory), so that a bot module exports only
  * what it owns. The worker (worker/run.ts) and the test harness (testing/bot-test-env.ts) both
  * bundle through {@link bundleBot}; it refuses a module that lacks the handler the agents start.
  *
@@ -19,7 +19,12 @@ import { AmsflowError } from '../core/amsflow-error';
 import { AmsflowErrorCodes } from '../core/error-codes';
 
 /** amsflow's own workflow functions, bundled with every bot (workflows/index.ts exports them). */
-export const ENGINE_WORKFLOWS = ['agentWorkflow', 'approvalWorkflow', 'remindersWorkflow'] as const;
+export const ENGINE_WORKFLOWS = [
+  'agentWorkflow',
+  'approvalWorkflow',
+  'remindersWorkflow',
+  'modelMemoryWorkflow',
+] as const;
 
 /** The workflow type an agent starts for each message unless its `handlerWorkflowType` says otherwise. */
 export const DEFAULT_HANDLER_WORKFLOW_TYPE = 'onMessage';

@@ -12,6 +12,7 @@ import type { AgentTuning } from '../protocol';
 import { canonicalTimeZone, isTimeZone } from '../core/zoned-time';
 import { EncryptionKeysSchema, EncryptionStrictSchema, type EncryptionKey } from '../codec/keys';
 import { readBotConfig } from './bot-config';
+import { modelConfigOf, type ModelConfig } from './model-config';
 import { BaseUrlSchema, parseAgentEntries, tokenProblem } from './config-checks';
 import {
   hostNames,
@@ -167,6 +168,8 @@ export interface WorkerConfig {
   deploy: DeployConfig;
   /** `AMSFLOW_ENCRYPTION_STRICT`: refuse unencrypted and unbound payloads. */
   encryptionStrict?: boolean;
+  /** `AMSFLOW_MODEL` (with its key) or `AMSFLOW_MODEL_MODULE`: the model of model turns. Unset: none. */
+  model?: ModelConfig;
 }
 
 /** Every problem found in the environment, by variable name. */
@@ -264,9 +267,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
   const e = parseEnv(env, problems);
   const { agents, embeddedSimulator } = agentsOf(e, env, problems);
   const modules = modulesOf(e, problems);
+  const model = modelConfigOf(env, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     ...modules,
+    ...(model ? { model } : {}),
     timeZone: e.AMSFLOW_TIMEZONE,
     agents,
     embeddedSimulator,

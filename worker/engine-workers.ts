@@ -13,6 +13,7 @@ import type { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
+import { createModelActivities, type WorkerModel } from '../activities/model-calls';
 import { createScheduleActivities } from '../activities/schedules';
 import { MessagingClient } from '../messaging/client';
 import type { Limits } from '../messaging/limits';
@@ -52,6 +53,8 @@ export interface EngineWorkersOptions {
   timeZone?: string;
   timeZones?: Record<string, string>;
   botActivities?: BotActivities;
+  /** The model of model turns (`AMSFLOW_MODEL`); none: turns answer `noModel`. */
+  model?: WorkerModel;
   /** Interceptors (and sinks) added to every worker: the process's observability. */
   interceptors?: WorkerOptions['interceptors'];
   sinks?: WorkerOptions['sinks'];
@@ -118,21 +121,24 @@ export async function createEngineWorkers(options: EngineWorkersOptions): Promis
   } satisfies Partial<WorkerOptions>;
   try {
     const activities = createActivities(registry);
+    const schedules = createScheduleActivities(options.client, {
+      taskQueue: options.taskQueue,
+      timeZone: options.timeZone,
+      timeZones: options.timeZones,
+    });
+    const model = createModelActivities(options.client, {
+      taskQueue: options.taskQueue,
+      model: options.model,
+      zoneOf: async (agentKey) => (await schedules.amsflowRemindersRead(agentKey)).defaultTimeZone,
+    });
     const workflowWorker = await Worker.create({
       ...base,
       taskQueue: options.taskQueue,
       // A worker killed with SIGKILL never says goodbye; its sticky queue is given up after this.
       stickyQueueScheduleToStartTimeout: '3s',
-      // Reminders' activities (they hold a client) and the bot's own, on the task queue its
-      // workflows call by default.
-      activities: {
-        ...createScheduleActivities(options.client, {
-          taskQueue: options.taskQueue,
-          timeZone: options.timeZone,
-          timeZones: options.timeZones,
-        }),
-        ...options.botActivities,
-      },
+      // Reminders' and model turns' activities (they hold a client) and the bot's own, on the
+      // task queue its workflows call by default.
+      activities: { ...schedules, ...model, ...options.botActivities },
       workflowBundle: options.workflowBundle,
     });
     const plan = endpointQueuePlan({

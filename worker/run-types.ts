@@ -9,6 +9,8 @@ export interface RunningAmsflow {
   simulatorUrl?: string;
   /** `/metrics`, `/healthz` and `/readyz` are served here (unless `AMSFLOW_METRICS_PORT=off`). */
   metricsUrl?: string;
+  /** The model of model turns (`openai:gpt-4o-mini`), when one is configured. */
+  model?: string;
   taskQueue: string;
   /** The agents served, with the service each one talks to. */
   agents: { agentKey: string; baseUrl?: string }[];

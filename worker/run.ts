@@ -35,6 +35,7 @@ import { connectTemporal, startEmbeddedTemporal, type TemporalConnections } from
 import { createEngineWorkers, type EngineWorkers } from './engine-workers';
 import { deployStep } from './deploy-step';
 import { ensureAgents } from './ensure-agents';
+import { loadWorkerModel } from './model-config';
 import { Observability } from './observability';
 import type { Log, RunningAmsflow } from './run-types';
 import { superviseWorkers } from './supervise-workers';
@@ -80,6 +81,7 @@ async function workersStep(
     versioning: config.deploy.versioned
       ? { deploymentName: config.deploy.deploymentName, buildId: config.deploy.buildId }
       : false,
+    model: config.model ? await loadWorkerModel(config.model) : undefined,
     ...obs.workerOptions(),
   });
 }
@@ -134,7 +136,10 @@ export async function runAmsflow(
     const dataDir = prepareDataDir(config, log, cleanups, leftovers);
     const started = await startEmbedded(config, log, cleanups, dataDir);
     const { agents, simulator } = started;
-    obs.secrets(agents.map((a) => a.token));
+    obs.secrets([
+      ...agents.map((a) => a.token),
+      config.model && 'apiKey' in config.model ? config.model.apiKey : undefined,
+    ]);
     const temporal = await connectTemporal(config, started.temporalAddress, cleanups);
     // The agent checks use the client's connection: none may be in flight when it closes
     // (AgentHealthMonitor.stop). Cleanups run last-in first: this one before the close.
@@ -185,6 +190,7 @@ function answer(
     chatUrl: started.simulator?.chat,
     simulatorUrl: started.simulator?.url,
     metricsUrl: obs.url,
+    ...(config.model ? { model: config.model.name } : {}),
     taskQueue: config.taskQueue,
     agents: started.agents.map((a) => ({ agentKey: a.agentKey, baseUrl: a.baseUrl })),
     resume,

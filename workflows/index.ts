@@ -42,6 +42,17 @@ export {
 } from './reminders/time-zone-commands';
 export type { TimeZoneCommand } from './reminders/time-zone-commands';
 export type { ApprovalDecision, ApprovalInput, ApprovalView } from './approvals/approval';
+export { askApproval } from './approvals/ask-approval';
+export type { AskApprovalOptions, PendingApproval } from './approvals/ask-approval';
+export { TOO_MANY_STEPS_TEXT, answerWithModel } from './models/model-turn';
+export type { ModelAnswer } from './models/model-turn';
+export { DEFAULT_APOLOGY } from './models/model-options';
+export type { DoubleTexting, ModelTurnOptions } from './models/model-options';
+export { tool } from './models/tool';
+export type { ToolCall, ToolDefinition, ToolExecute, ToolSet } from './models/tool';
+export { reminderTools } from './models/reminder-tools';
+export { approvalTool } from './models/approval-tool';
+export { modelMemoryWorkflow } from './models/memory-workflow';
 export {
   DEFAULT_CANCEL_WORDS,
   EXPIRED_QUESTION_TEXT,

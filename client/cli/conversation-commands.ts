@@ -1,4 +1,4 @@
-/** `amsflow conversations list|show|cancel`: the agent's conversations from outside. */
+/** `amsflow conversations list|show|cancel|forget`: the agent's conversations from outside. */
 import {
   cancelConversation,
   ConversationError,
@@ -6,6 +6,7 @@ import {
   showConversation,
   type ConversationListing,
 } from '../conversations';
+import { forgetMemory } from '../memory';
 import { agentOption, jsonOption, taskQueue } from './options';
 import { command, CommandFailure, type CommandInput, type GroupSpec, type PositionalSpec } from './spec';
 
@@ -75,7 +76,10 @@ const list = command({
 const show = command({
   name: 'show',
   summary: "a conversation's state and status as JSON",
-  description: 'Exit 1 when there is no such workflow, it is not a conversation, or it does not answer.',
+  description: [
+    'Exit 1 when there is no such workflow, it is not a conversation, or it does not answer.',
+    "memory:<agent> shows the agent's model memory: the turns its model is shown (`memory`).",
+  ].join('\n'),
   positionals: [workflowIdArgument],
   options: { json: alwaysJson },
   check: blankId('conversations show'),
@@ -106,8 +110,22 @@ const cancel = command({
     }),
 });
 
+const forget = command({
+  name: 'forget',
+  summary: "forget the agent's model memory (the turns its model is shown)",
+  description: [
+    'Empties memory:<agent> for good; prints {"agentKey","forgotten"} (turns forgotten, 0 when it had none).',
+    'Model turns under way keep what they have; the next one starts from nothing.',
+  ].join('\n'),
+  options: { agent: agentOption, json: alwaysJson },
+  async run({ values, temporal }) {
+    console.log(JSON.stringify(await forgetMemory(await temporal(), values.agent!)));
+    return 0;
+  },
+});
+
 export const conversationsGroup: GroupSpec = {
   name: 'conversations',
-  summary: "the agent's conversations: list them, show one, cancel one",
-  commands: [list, show, cancel],
+  summary: "the agent's conversations: list them, show one, cancel one, forget the model's memory",
+  commands: [list, show, cancel, forget],
 };

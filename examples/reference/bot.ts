@@ -7,7 +7,9 @@
  *   cancel reminder <n>   reminders in the human's time zone
  *   my time zone is <zone>, what time is it   the human's own zone, kept per agent (the
  *                agents file's `timeZone`, else `AMSFLOW_TIMEZONE`, until the human sets one)
- *   help         the commands; anything else gets them too
+ *   help         the commands
+ *   anything else   answered by the worker's model (`AMSFLOW_MODEL`), with the reminders as its
+ *                tools; without a model, the commands
  * Approvals requested from outside (`amsflow approval request`) are answered in the same chat
  * (the worker and the test harness bundle amsflow's own workflows with any bot module).
  * This module is the default workflow bundle of the worker (`AMSFLOW_WORKFLOWS`). It imports the
@@ -18,6 +20,7 @@
 import {
   REMINDER_COMMANDS,
   TIME_ZONE_COMMANDS,
+  answerWithModel,
   handleMessages,
   handleReminderCommand,
   handleTimeZoneCommand,
@@ -25,6 +28,7 @@ import {
   isText,
   nameConversation,
   prompt,
+  reminderTools,
   reply,
   sendText,
   textOf,
@@ -36,7 +40,7 @@ import {
 
 // Not needed by the worker or the harness; kept for bundles prebuilt with plain
 // `bundleWorkflowCode` (AMSFLOW_WORKFLOW_BUNDLE, as in the cluster's tests and the benchmark).
-export { agentWorkflow, approvalWorkflow, remindersWorkflow } from '../../workflows';
+export { agentWorkflow, approvalWorkflow, modelMemoryWorkflow, remindersWorkflow } from '../../workflows';
 
 /** The bot's commands, as the help text and `npm start`'s banner list them. */
 export const COMMANDS: readonly { command: string; description: string }[] = [
@@ -46,6 +50,7 @@ export const COMMANDS: readonly { command: string; description: string }[] = [
   ...REMINDER_COMMANDS,
   ...TIME_ZONE_COMMANDS,
   { command: 'help', description: 'this list' },
+  { command: 'anything else', description: "the worker's model answers it, when it has one (AMSFLOW_MODEL)" },
 ];
 
 export const HELP_TEXT = [
@@ -122,8 +127,19 @@ export const referenceBot: MessageHandler = async (message, ctx) => {
   if (echo) await reply(message, echo[1], { reconcileAmbiguous: true });
   else if (command === 'signup') await signup(message);
   else if (command === 'cancel') await reply(message, NOTHING_TO_CANCEL_TEXT);
-  else await reply(message, HELP_TEXT, { reconcileAmbiguous: true });
+  else if (command === 'help' || !(await answeredByModel(message))) {
+    await reply(message, HELP_TEXT, { reconcileAmbiguous: true });
+  }
 };
+
+/** What the model is told of itself: the bot's commands still work beside it. */
+const SYSTEM = `You are the amsflow demo bot, chatting with one human. Be brief. You can set, list and cancel reminders. Besides you, the bot answers these commands:\n${COMMANDS.map((c) => `${c.command}: ${c.description}`).join('\n')}`;
+
+/** Hands `message` to the worker's model; false when the worker has none. */
+async function answeredByModel(message: InboundMessage): Promise<boolean> {
+  const answer = await answerWithModel(message, { system: SYSTEM, tools: { ...reminderTools } });
+  return answer.ok || answer.reason !== 'noModel';
+}
 
 /** The handler workflow (type `onMessage`, the agent workflow's default). */
 export const onMessage = handleMessages(referenceBot, {

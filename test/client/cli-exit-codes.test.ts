@@ -32,6 +32,7 @@ const NEEDS_TEMPORAL: Record<string, string[]> = {
   'conversations list': ['conversations', 'list'],
   'conversations show': ['conversations', 'show', 'agent:default:msg:1'],
   'conversations cancel': ['conversations', 'cancel', 'agent:default:msg:1'],
+  'conversations forget': ['conversations', 'forget'],
   'approval request': ['approval', 'request', '--question', 'Deploy?'],
   'approval list': ['approval', 'list'],
   'approval cancel': ['approval', 'cancel', 'x1'],

@@ -120,7 +120,7 @@ describe('a command line that cannot run: a clear message, exit 2, nothing conta
     [['approval', 'frob'], /^unknown approval subcommand "frob"/],
     [['approval', 'frob', '--help'], /^unknown approval subcommand "frob"/],
     [['approval'], /^approval needs a subcommand: request, list or cancel/],
-    [['conversations'], /^conversations needs a subcommand: list, show or cancel/],
+    [['conversations'], /^conversations needs a subcommand: list, show, cancel or forget/],
     [['state', '--frob'], /^Unknown option '--frob'/],
     [['state', 'extra'], /^state: unexpected argument "extra"/],
     [['ensure', 'extra'], /^ensure: unexpected argument "extra"/],

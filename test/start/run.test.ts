@@ -199,6 +199,10 @@ describe('the banner', () => {
     expect(fresh).toMatch(/^ {2}web chat {6}http:\/\/127\.0\.0\.1:8080\/$/m);
     expect(fresh).toMatch(/^ {2}Temporal UI {3}http:\/\/127\.0\.0\.1:8233$/m);
     expect(fresh).toMatch(/^ {2}bot commands {2}echo <text> {2}I repeat <text>$/m);
+    expect(fresh).toMatch(/^ {2}model {9}none \(AMSFLOW_MODEL=openai:<model> with OPENAI_API_KEY adds one/m);
+    expect(formatBanner(running({ model: 'openai:gpt-4o-mini' }))).toMatch(
+      /^ {2}model {9}openai:gpt-4o-mini$/m,
+    );
     expect(fresh).toContain(
       '/d/.amsflow/demo: the next npm start resumes from it; delete it to start afresh',
     );

@@ -11,6 +11,8 @@ import { Counter, Gauge, Histogram, MetricsRegistry } from './metrics-registry';
 const POLL_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 20, 25, 30];
 /** Send latency buckets, in seconds. */
 const SEND_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+/** Model call latency buckets, in seconds: a model thinks for seconds, sometimes minutes. */
+const MODEL_BUCKETS = [0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120];
 
 /** The metrics amsflow records, by role. */
 export class AmsflowMetrics {
@@ -84,6 +86,19 @@ export class AmsflowMetrics {
   readonly sendFailures: Counter = this.registry.counter(
     'amsflow_send_failures_total',
     'Send requests the outbox gave up, by agent and failure type (AmbiguousSend, SendRejected, ...), whoever asked.',
+  );
+  readonly modelCalls: Counter = this.registry.counter(
+    'amsflow_model_calls_total',
+    'Model call attempts by outcome: answered, not_configured, unavailable (429, 5xx, timeout: retried), refused, cancelled.',
+  );
+  readonly modelTokens: Counter = this.registry.counter(
+    'amsflow_model_tokens_total',
+    'Tokens model calls used, by kind: input (the prompt, memory included) and output, as the provider reported them.',
+  );
+  readonly modelCallDuration: Histogram = this.registry.histogram(
+    'amsflow_model_call_duration_seconds',
+    'Duration of one model call attempt, any outcome.',
+    MODEL_BUCKETS,
   );
   readonly workflowMetricsDropped: Counter = this.registry.counter(
     'amsflow_workflow_metrics_dropped_total',

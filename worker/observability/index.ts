@@ -10,6 +10,7 @@ import { activityMetricsInterceptor } from './activity-metrics';
 import { AgentHealthMonitor } from './agent-health';
 import { AmsflowMetrics } from './amsflow-metrics';
 import { AmsflowLogger, type LineSink } from './logger';
+import { modelMetricsInterceptor } from './model-metrics';
 import { startMetricsServer, type MetricsServer } from './metrics-server';
 import { Readiness } from './readiness';
 import { registerSecret } from '../../core/redact';
@@ -80,6 +81,7 @@ export class Observability {
             logger: this.logger,
             logBodies: this.config.logBodies,
           }),
+          modelMetricsInterceptor({ metrics: this.metrics, logger: this.logger }),
         ],
       },
     };

@@ -1,0 +1,63 @@
+/** The turn's state: the human's messages as text, and the ledger of decided calls (pure). */
+import { humanText, keptOutput, MAX_RESULT_CHARS, stableJson, Turn } from '../../../workflows/models/turn';
+import type { InboundMessage } from '../../../protocol';
+
+const text = (id: string, body: string) =>
+  ({ id, from: 'user:1', type: 'text', timestamp: '1', text: { body } }) as InboundMessage;
+
+describe('a turn', () => {
+  it('reads the human: text, media with caption or file name, reactions', () => {
+    expect(humanText(text('m', 'hi'))).toBe('hi');
+    const image = {
+      id: 'i',
+      from: 'u',
+      type: 'image',
+      timestamp: '1',
+      image: { id: 'x', caption: 'my cat' },
+    };
+    expect(humanText(image as InboundMessage)).toBe('[image] my cat');
+    const doc = {
+      id: 'd',
+      from: 'u',
+      type: 'document',
+      timestamp: '1',
+      document: { id: 'x', filename: 'a.pdf' },
+    };
+    expect(humanText(doc as InboundMessage)).toBe('[document: a.pdf]');
+    const reaction = { id: 'r', from: 'u', type: 'reaction', timestamp: '1', reaction: { emoji: '👍' } };
+    expect(humanText(reaction as InboundMessage)).toBe('[reacted 👍]');
+  });
+
+  it('adds the human’s messages in order, the latest one kept to quote', () => {
+    const turn = new Turn([text('1', 'Book Friday')]);
+    turn.addHuman(text('2', 'no, Tuesday'));
+    expect(turn.latest.id).toBe('2');
+    expect(turn.chat).toEqual([
+      { role: 'user', text: 'Book Friday' },
+      { role: 'user', text: 'no, Tuesday' },
+    ]);
+  });
+
+  it('remembers what a call came to: the same tool and arguments, in any key order, get it again', () => {
+    const turn = new Turn([text('1', 'x')]);
+    turn.decide('book', { day: 'Fri', people: 2 }, { output: { booked: true } });
+    expect(turn.decided('book', { people: 2, day: 'Fri' })).toEqual({ output: { booked: true } });
+    expect(turn.decided('book', { people: 3, day: 'Fri' })).toBeUndefined();
+    expect(turn.decided('cancel', { people: 2, day: 'Fri' })).toBeUndefined();
+    expect(stableJson({ b: [1, { d: 1, c: undefined }], a: null })).toBe('{"a":null,"b":[1,{"d":1}]}');
+  });
+
+  it('keeps a step with its calls and their results together', () => {
+    const turn = new Turn([text('1', 'x')]);
+    turn.addStep('checking', [{ id: 'c1', name: 'w', input: {} }], [{ id: 'c1', name: 'w', output: 1 }]);
+    turn.addStep('done', [], []);
+    expect(turn.chat.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+  });
+
+  it('cuts a long tool output and keeps a short one as it is', () => {
+    expect(keptOutput({ a: 1 })).toEqual({ a: 1 });
+    const cut = keptOutput('x'.repeat(MAX_RESULT_CHARS + 10)) as string;
+    expect(cut).toMatch(/… \(cut: 8012 characters\)$/);
+    expect(keptOutput(undefined)).toBeNull();
+  });
+});
