@@ -20,8 +20,13 @@ import {
 
 export * from './types';
 
-/** Clients by agent key. The engine's clients pace nothing and retry nothing: the workflow decides. */
-export type ClientRegistry = ReadonlyMap<string, MessagingClient>;
+/**
+ * Clients by agent key (a Map, or the worker's registry that a fleet reload changes). The engine's
+ * clients pace nothing and retry nothing: the workflow decides.
+ */
+export interface ClientRegistry {
+  get(agentKey: string): MessagingClient | undefined;
+}
 
 // eslint-disable-next-line max-lines-per-function -- the activity table: one closure per activity over the shared client registry, listed together so the worker's activity names are read in one place
 export function createActivities(registry: ClientRegistry) {
@@ -42,13 +47,14 @@ export function createActivities(registry: ClientRegistry) {
      * changes), and so does a newer poll of the same agent on this worker (see open-polls.ts).
      */
     async pollUpdates(input: PollInput): Promise<PollOutput> {
-      const client = clientFor(input.agentKey);
+      // Unknown here: refused at once, before any request.
+      clientFor(input.agentKey);
       const ctx = Context.current();
       // An older poll of this agent still open on this worker has outlived its activity: end it.
       const open = await openPolls.begin(input.agentKey);
       const signal = AbortSignal.any([ctx.cancellationSignal, open.stale]);
       try {
-        return await pollWithMarkReads(client, input, signal);
+        return await pollWithMarkReads(() => clientFor(input.agentKey), input, signal);
       } catch (err) {
         if (open.stale.aborted && !ctx.cancellationSignal.aborted) {
           throw failure(F.stalePoll, (open.stale.reason as Error).message, true);

@@ -48,18 +48,22 @@ export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** The poll activity: mark-reads riding along, then the polls; see the module comment. */
+/**
+ * The poll activity: mark-reads riding along, then the polls; see the module comment. The agent's
+ * client is looked up for each request (`clientOf`): a token changed while a quiet poll runs (a
+ * fleet reload) takes effect at its next request.
+ */
 export async function pollWithMarkReads(
-  client: MessagingClient,
+  clientOf: () => MessagingClient,
   input: PollInput,
   signal: AbortSignal,
 ): Promise<PollOutput> {
   const ridden = new AbortController();
   const marking: Promise<MarkReadReport | undefined> = input.markRead
-    ? rideMarkReads(input.markRead, (id) => client.markRead(id), abortableSleep, ridden.signal)
+    ? rideMarkReads(input.markRead, (id) => clientOf().markRead(id), abortableSleep, ridden.signal)
     : Promise.resolve(undefined);
   try {
-    const result = await pollPages(client, input, signal);
+    const result = await pollPages(clientOf, input, signal);
     ridden.abort();
     const report = await marking;
     return report ? { ...result, markRead: report } : result;
@@ -69,7 +73,7 @@ export async function pollWithMarkReads(
 }
 
 async function pollPages(
-  client: MessagingClient,
+  clientOf: () => MessagingClient,
   input: PollInput,
   signal: AbortSignal,
 ): Promise<PollOutput> {
@@ -89,7 +93,7 @@ async function pollPages(
       if (waitMs > 0) await withHeartbeats(abortableSleep(waitMs, signal));
       const startedAt = Date.now();
       const page = await withHeartbeats(
-        client.getUpdates({ offset, limit: input.limit, timeout: input.timeoutSeconds }, { signal }),
+        clientOf().getUpdates({ offset, limit: input.limit, timeout: input.timeoutSeconds }, { signal }),
       );
       if (!page) {
         const decision = quiet?.afterPoll('nothing', Date.now());

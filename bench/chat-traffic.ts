@@ -3,7 +3,7 @@
  * simulator at a fixed rate, and the latency of each (human wrote → echo accepted by the
  * service, from the simulator's transcript).
  */
-import { mapLimited } from '../client/map-limited';
+import { mapLimited } from '../core/map-limited';
 import type { RunningSimulator } from '../simulator';
 import { percentiles, type Percentiles } from './latency';
 

@@ -9,7 +9,7 @@
  * service's pacing.
  */
 import { randomUUID } from 'node:crypto';
-import { mapLimited } from '../client/map-limited';
+import { mapLimited } from '../core/map-limited';
 import { startSimulator, type RunningSimulator } from '../simulator';
 import { collectEchoes, writeEchoes, type TrafficResult } from './chat-traffic';
 import type { BenchTemporal } from './latency';

@@ -11,7 +11,7 @@
  */
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
-import { mapLimited } from '../client/map-limited';
+import { mapLimited } from '../core/map-limited';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 

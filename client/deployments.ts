@@ -18,7 +18,7 @@ import {
   type RunningOnBuild,
 } from '../protocol/deployments';
 import { cancelConversation, ConversationError } from './conversations';
-import { mapLimited } from './map-limited';
+import { mapLimited } from '../core/map-limited';
 import { QUERY_CONCURRENCY } from './visibility-listing';
 
 /** One build as `deploy status` shows it. */

@@ -6,7 +6,7 @@
  */
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { QueryDefinition } from '@temporalio/common';
-import { mapLimited } from './map-limited';
+import { mapLimited } from '../core/map-limited';
 
 /** At most this many queries are in flight at once while listing. */
 export const QUERY_CONCURRENCY = 8;

@@ -2,18 +2,18 @@
  * Worker configuration from environment variables, validated with zod. A bad or missing value
  * is reported by name, all at once, without the value itself (it may be a token).
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { Limits } from '../messaging/limits';
-import { AGENT_KEY_PATTERN } from '../protocol/ids';
 import { DEFAULT_TASK_QUEUE } from '../protocol/queues';
 import type { AgentTuning } from '../protocol';
-import { canonicalTimeZone, isTimeZone } from '../core/zoned-time';
+import { isTimeZone } from '../core/zoned-time';
 import { EncryptionKeysSchema, EncryptionStrictSchema, type EncryptionKey } from '../codec/keys';
 import { readBotConfig } from './bot-config';
 import { modelConfigOf, type ModelConfig } from './model-config';
-import { BaseUrlSchema, parseAgentEntries, tokenProblem } from './config-checks';
+import { AgentConfigSchema, readAgentsFile, type AgentConfig } from './agents-file';
+import { BaseUrlSchema, tokenProblem } from './config-checks';
 import {
   hostNames,
   jsonObject,
@@ -34,35 +34,7 @@ export { MAX_BOT_CONFIG_BYTES } from './bot-config';
 
 const projectRoot = resolve(__dirname, '..');
 
-/** One agent served by this worker. */
-export const AgentConfigSchema = z
-  .object({
-    /** The operator's name for the agent; its workflow is `agent:<agentKey>`. */
-    agentKey: nonEmpty.regex(
-      AGENT_KEY_PATTERN,
-      'use 1 to 100 letters, digits, ".", "_" or "-", starting with a letter or digit',
-    ),
-    /** The agent's API token, or `tokenEnv`: the name of a variable holding it. */
-    token: nonEmpty.optional(),
-    tokenEnv: nonEmpty.optional(),
-    baseUrl: BaseUrlSchema.optional(),
-    recipient: nonEmpty.optional(),
-    handlerWorkflowType: nonEmpty.optional(),
-    /** The human's IANA time zone (`Europe/Berlin`) until they set one in the chat; default `AMSFLOW_TIMEZONE`. */
-    timeZone: nonEmpty
-      .refine(isTimeZone, (zone) => ({
-        message: `${JSON.stringify(zone)} is not an IANA time zone (like Europe/Berlin)`,
-      }))
-      .transform(canonicalTimeZone)
-      .optional(),
-  })
-  .strict();
-export type AgentConfig = z.infer<typeof AgentConfigSchema> & { token: string };
-
-/** The agents' own time zones (agentKey -> zone) of those that have one in the agents file. */
-export function agentTimeZones(agents: readonly AgentConfig[]): Record<string, string> {
-  return Object.fromEntries(agents.flatMap((a) => (a.timeZone ? [[a.agentKey, a.timeZone]] : [])));
-}
+export { AgentConfigSchema, agentTimeZones, type AgentConfig } from './agents-file';
 
 /** The environment the worker reads; exported for the start's port check (worker/ports.ts). */
 export const EnvSchema = z.object({
@@ -124,6 +96,7 @@ export const EnvSchema = z.object({
   /** `1`: log message bodies, at debug level only. Off by default. */
   AMSFLOW_LOG_BODIES: z.enum(['0', '1', 'true', 'false']).default('0'),
   AMSFLOW_HEALTH_CHECK_MS: z.coerce.number().int().min(100).default(15_000),
+  AMSFLOW_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(2).optional(),
   /** `id:base64key,...` (current first): encryption at rest (codec/). Unset: off. */
   AMSFLOW_ENCRYPTION_KEYS: EncryptionKeysSchema.optional(),
   ...DEPLOY_ENV,
@@ -134,6 +107,8 @@ export const EnvSchema = z.object({
 export interface WorkerConfig {
   /** Agents to serve; empty tokens mean "use the embedded simulator". */
   agents: AgentConfig[];
+  /** `AMSFLOW_AGENTS_FILE`, read again when it changes (worker/fleet-reload.ts). */
+  agentsFile?: { path: string; defaultBaseUrl?: string };
   /** True when no token was given: the worker starts the embedded simulator. */
   embeddedSimulator: boolean;
   temporalAddress?: string;
@@ -153,6 +128,8 @@ export interface WorkerConfig {
   tuning: AgentTuning;
   /** `AMSFLOW_MEDIA_ORIGINS`: where media downloads may go besides the service's origin. */
   mediaOrigins?: string[];
+  /** `AMSFLOW_MAX_CACHED_WORKFLOWS`: the workflow cache's bound (default: follows the heap). */
+  maxCachedWorkflows?: number;
   /** Agents in the whole fleet, for the task-queue ceilings. Default: the agents of this worker. */
   fleetAgents: number;
   /** Absolute `AMSFLOW_DATA_DIR`: where the embedded server and simulator keep their data. */
@@ -205,25 +182,12 @@ function parseEnv(env: NodeJS.ProcessEnv, problems: string[]): Env {
   return again.data;
 }
 
-/** The agents file's entries, each with the default base URL unless it has its own. */
-function agentsFromFile(e: Env, env: NodeJS.ProcessEnv, path: string, problems: string[]): AgentConfig[] {
-  const file = isAbsolute(path) ? path : resolve(path);
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (err) {
-    problems.push(`AMSFLOW_AGENTS_FILE: cannot read ${file} as JSON (${(err as Error).message})`);
-    return [];
-  }
-  const entries = parseAgentEntries(raw, AgentConfigSchema, env, file);
-  problems.push(...entries.problems);
-  return entries.agents.map((agent) => ({ ...agent, baseUrl: agent.baseUrl ?? e.AMS_BASE_URL }));
-}
-
 /** The agents served: from the agents file, from `AMS_TOKEN`, or the embedded simulator's one. */
 function agentsOf(e: Env, env: NodeJS.ProcessEnv, problems: string[]) {
   if (e.AMSFLOW_AGENTS_FILE) {
-    return { agents: agentsFromFile(e, env, e.AMSFLOW_AGENTS_FILE, problems), embeddedSimulator: false };
+    const read = readAgentsFile(e.AMSFLOW_AGENTS_FILE, env, e.AMS_BASE_URL);
+    problems.push(...read.problems);
+    return { agents: read.agents, embeddedSimulator: false };
   }
   if (e.AMS_TOKEN) {
     const agents = [{ agentKey: e.AMSFLOW_AGENT, token: e.AMS_TOKEN, baseUrl: e.AMS_BASE_URL }];
@@ -274,6 +238,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
     ...(model ? { model } : {}),
     timeZone: e.AMSFLOW_TIMEZONE,
     agents,
+    ...(e.AMSFLOW_AGENTS_FILE
+      ? { agentsFile: { path: e.AMSFLOW_AGENTS_FILE, defaultBaseUrl: e.AMS_BASE_URL } }
+      : {}),
     embeddedSimulator,
     temporalAddress: e.TEMPORAL_ADDRESS,
     namespace: e.TEMPORAL_NAMESPACE,
@@ -282,6 +249,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
     tuning: e.AMSFLOW_TUNING ?? {},
     mediaOrigins: e.AMSFLOW_MEDIA_ORIGINS,
     fleetAgents: e.AMSFLOW_FLEET_AGENTS ?? agents.length,
+    ...(e.AMSFLOW_MAX_CACHED_WORKFLOWS ? { maxCachedWorkflows: e.AMSFLOW_MAX_CACHED_WORKFLOWS } : {}),
     dataDir: resolve(e.AMSFLOW_DATA_DIR),
     devServerPort: e.AMSFLOW_DEV_SERVER_PORT,
     devServerUiPort: e.AMSFLOW_DEV_SERVER_UI_PORT,

@@ -76,7 +76,8 @@ export function endpointQueuePlan(input: EndpointQueuesInput): EndpointQueuePlan
     taskQueue: activityQueue(input.taskQueue, queue.endpoint),
     activities: queue.activities,
     maxTaskQueueActivitiesPerSecond: queueCeiling(input.limits, queue.budget, input.fleetAgents),
-    maxConcurrentActivityTaskExecutions: Math.max(10, input.agents * 2),
+    // Room for every agent's long poll, and for agents a fleet reload adds.
+    maxConcurrentActivityTaskExecutions: Math.max(100, input.agents * 2),
     ...(input.drain === false ? {} : { shutdownGraceTime: queue.shutdownGraceTime }),
   }));
 }

@@ -9,13 +9,15 @@
  * Every worker of a process is one build of a Worker Deployment (versioning.ts): a workflow the
  * build starts stays on it unless its type auto-upgrades (protocol/deployments.ts).
  */
+import { getHeapStatistics } from 'node:v8';
 import type { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
+import { AgentRegistry } from './agent-registry';
+import { cacheBound } from './cache-bound';
 import { createActivities } from '../activities';
 import { createModelActivities, type WorkerModel } from '../activities/model-calls';
 import { createScheduleActivities } from '../activities/schedules';
-import { MessagingClient } from '../messaging/client';
 import type { Limits } from '../messaging/limits';
 import type { BuildRef } from '../protocol/deployments';
 import { endpointQueuePlan } from './engine-queues';
@@ -45,6 +47,8 @@ export interface EngineWorkersOptions {
   limits: Limits;
   /** Origins besides the service's that media downloads may carry the token to. */
   mediaOrigins?: readonly string[];
+  /** Workflows kept in the worker's cache at most. Default: 40 % of the heap limit at 1 MB each. */
+  maxCachedWorkflows?: number;
   /** Agents of the whole fleet, for the ceilings. Default: `agents.length`. */
   fleetAgents?: number;
   /** The client reminders' activities start and signal workflows with. */
@@ -74,39 +78,14 @@ export interface EngineWorkers {
   closeClients(): Promise<void>;
   /** The build the workers are; undefined when unversioned. */
   build?: BuildRef;
-}
-
-/**
- * The engine's messaging clients, one per agent. They neither pace nor retry: the agent workflow
- * paces durably and decides retries.
- */
-function engineClients(
-  agents: readonly EngineAgent[],
-  limits: Limits,
-  mediaOrigins: readonly string[] | undefined,
-): Map<string, MessagingClient> {
-  return new Map(
-    agents.map((agent) => [
-      agent.agentKey,
-      new MessagingClient({
-        token: agent.token,
-        baseUrl: agent.baseUrl,
-        rateLimit: false,
-        maxRetries: 0,
-        autoDiscover: false,
-        limits,
-        mediaOrigins,
-      }),
-    ]),
-  );
+  /** The agents served and their clients (a fleet reload changes them while the workers run). */
+  registry: AgentRegistry;
 }
 
 /** Creates the engine's workers; `run()` each, and `closeClients()` once they have stopped. */
 export async function createEngineWorkers(options: EngineWorkersOptions): Promise<EngineWorkers> {
-  const registry = engineClients(options.agents, options.limits, options.mediaOrigins);
-  const closeClients = async () => {
-    for (const client of registry.values()) await client.close();
-  };
+  const registry = new AgentRegistry(options.limits, options.mediaOrigins, options.agents);
+  const closeClients = () => registry.close();
   const build =
     options.versioning === false
       ? undefined
@@ -134,6 +113,9 @@ export async function createEngineWorkers(options: EngineWorkersOptions): Promis
     const workflowWorker = await Worker.create({
       ...base,
       taskQueue: options.taskQueue,
+      // Bounded by the heap (cache-bound.ts): idle agents leave the cache and cost nothing until
+      // their next page, which replays them.
+      maxCachedWorkflows: options.maxCachedWorkflows ?? cacheBound(getHeapStatistics().heap_size_limit),
       // A worker killed with SIGKILL never says goodbye; its sticky queue is given up after this.
       stickyQueueScheduleToStartTimeout: '3s',
       // Reminders' and model turns' activities (they hold a client) and the bot's own, on the
@@ -159,7 +141,7 @@ export async function createEngineWorkers(options: EngineWorkersOptions): Promis
         }),
       ),
     );
-    return { workers: [workflowWorker, ...endpointWorkers], closeClients, build };
+    return { workers: [workflowWorker, ...endpointWorkers], closeClients, build, registry };
   } catch (err) {
     await closeClients();
     throw err;

@@ -1,12 +1,20 @@
 /**
  * The agents step of `runAmsflow`: each agent's workflow is started (or found running) with this
- * worker's settings, and resumed if a refusal stopped it.
+ * worker's settings, and resumed if a refusal stopped it. A fleet of thousands starts in parallel
+ * (a bounded number of calls in flight); one line per agent for a small fleet, one in all for a
+ * large one.
  */
 import type { Client } from '@temporalio/client';
+import { mapLimited } from '../core/map-limited';
 import { resolveLimits } from '../messaging/limits';
 import { resumeAgentWorkflow, startAgentWorkflow } from '../protocol/agent-start';
 import type { AgentConfig, WorkerConfig } from './config';
 import type { Log } from './run-types';
+
+/** Starts in flight at once: enough to start 10,000 agents in seconds, few enough for the server. */
+const STARTS_IN_FLIGHT = 32;
+/** Up to this many agents, one line each. */
+const LINES_PER_AGENT_UP_TO = 20;
 
 export async function ensureAgents(
   client: Client,
@@ -14,7 +22,8 @@ export async function ensureAgents(
   agents: readonly AgentConfig[],
   log: Log,
 ): Promise<void> {
-  for (const agent of agents) {
+  const started = Date.now();
+  await mapLimited(agents, STARTS_IN_FLIGHT, async (agent) => {
     await startAgentWorkflow(client, {
       agentKey: agent.agentKey,
       taskQueue: config.taskQueue,
@@ -26,6 +35,9 @@ export async function ensureAgents(
     });
     // An agent a refusal stopped (a bad token) polls again: this worker may hold a new token.
     await resumeAgentWorkflow(client, agent.agentKey, 'worker start');
-    log(`amsflow: agent "${agent.agentKey}" is running (workflow agent:${agent.agentKey})`);
-  }
+    if (agents.length <= LINES_PER_AGENT_UP_TO)
+      log(`amsflow: agent "${agent.agentKey}" is running (workflow agent:${agent.agentKey})`);
+  });
+  if (agents.length > LINES_PER_AGENT_UP_TO)
+    log(`amsflow: ${agents.length} agents are running (started in ${Date.now() - started} ms)`);
 }

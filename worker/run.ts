@@ -9,7 +9,7 @@
  * data dir (data-dir.ts) → start the simulator (embedded-simulator.ts) → start or connect to
  * Temporal (embedded-temporal.ts) → create the workers (engine-workers.ts) → run them
  * (supervise-workers.ts) → promote their build (deploy-step.ts) → ensure the agents
- * (ensure-agents.ts); the drain is `shutdown()`. Each
+ * (ensure-agents.ts) → follow the agents file (fleet-step.ts); the drain is `shutdown()`. Each
  * step pushes the stop of what it started (cleanups.ts), so a failed start stops what runs.
  *
  * What the embedded parts keep, under the data dir (`AMSFLOW_DATA_DIR`, default `.amsflow`):
@@ -35,6 +35,7 @@ import { connectTemporal, startEmbeddedTemporal, type TemporalConnections } from
 import { createEngineWorkers, type EngineWorkers } from './engine-workers';
 import { deployStep } from './deploy-step';
 import { ensureAgents } from './ensure-agents';
+import { fleetStep } from './fleet-step';
 import { loadWorkerModel } from './model-config';
 import { Observability } from './observability';
 import type { Log, RunningAmsflow } from './run-types';
@@ -74,6 +75,7 @@ async function workersStep(
     limits: resolveLimits(config.limits),
     mediaOrigins: config.mediaOrigins,
     fleetAgents: config.fleetAgents,
+    maxCachedWorkflows: config.maxCachedWorkflows,
     client: temporal.client,
     timeZone: config.timeZone,
     timeZones: agentTimeZones(config.agents),
@@ -160,6 +162,7 @@ export async function runAmsflow(
     // New workflows (the agents' first ones too) start on the current build: promoted first.
     if (engine.build) await deployStep(config, temporal.client, engine.build, stop, log, cleanups);
     await ensureAgents(temporal.client, config, agents, log);
+    fleetStep(config, temporal.client, engine.registry, obs, agents, log, cleanups);
     obs.running(engine.workers, temporal.nativeConnection);
     obs.watchAgents(
       temporal.client,

@@ -30,7 +30,7 @@ describe('endpointQueuePlan', () => {
     expect(byEndpoint.messages).toMatchObject({
       taskQueue: activityQueue('tq', 'messages'),
       maxTaskQueueActivitiesPerSecond: 4 * 30,
-      maxConcurrentActivityTaskExecutions: 10,
+      maxConcurrentActivityTaskExecutions: 100,
       shutdownGraceTime: '40s',
     });
     expect(byEndpoint.statuses.maxTaskQueueActivitiesPerSecond).toBe(4 * (5 + 7));
@@ -38,8 +38,8 @@ describe('endpointQueuePlan', () => {
   });
 
   it('serves many agents with more concurrency, and cuts work at once when asked not to drain', () => {
-    const many = endpointQueuePlan({ taskQueue: 'tq', limits, fleetAgents: 40, agents: 40, drain: false });
-    expect(many.every((q) => q.maxConcurrentActivityTaskExecutions === 80)).toBe(true);
+    const many = endpointQueuePlan({ taskQueue: 'tq', limits, fleetAgents: 400, agents: 400, drain: false });
+    expect(many.every((q) => q.maxConcurrentActivityTaskExecutions === 800)).toBe(true);
     expect(many.every((q) => q.shutdownGraceTime === undefined)).toBe(true);
   });
 });

@@ -1,5 +1,9 @@
 /** Maps `items` through `fn` with at most `limit` calls in flight; results keep the items' order. */
-export async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+export async function mapLimited<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const lane = async () => {
