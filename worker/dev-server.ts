@@ -34,8 +34,11 @@ export interface DevServerOptions {
   namespace?: string;
   /** Extra `--dynamic-config-value` entries, e.g. `{ 'limit.historyCount.suggestContinueAsNew': 500 }`. */
   dynamicConfig?: Record<string, string | number | boolean>;
-  /** SQLite pragmas (`--sqlite-pragma`), over {@link DEFAULT_SQLITE_PRAGMAS}. */
-  sqlitePragmas?: Record<string, string>;
+  /**
+   * SQLite pragmas (`--sqlite-pragma`), over {@link DEFAULT_SQLITE_PRAGMAS}. `false`: none at all,
+   * the server as `temporal server start-dev --db-filename` runs it (the benchmark's stock server).
+   */
+  sqlitePragmas?: Record<string, string> | false;
   /** Give up waiting for the server after this long (default 60 s). */
   startTimeoutMs?: number;
   /**
@@ -218,9 +221,9 @@ export function devServerArgs(
   for (const [key, value] of Object.entries(dynamicConfig)) {
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   }
-  for (const [key, value] of Object.entries({ ...DEFAULT_SQLITE_PRAGMAS, ...options.sqlitePragmas })) {
-    args.push('--sqlite-pragma', `${key}=${value}`);
-  }
+  const pragmas =
+    options.sqlitePragmas === false ? {} : { ...DEFAULT_SQLITE_PRAGMAS, ...options.sqlitePragmas };
+  for (const [key, value] of Object.entries(pragmas)) args.push('--sqlite-pragma', `${key}=${value}`);
   return args;
 }
 

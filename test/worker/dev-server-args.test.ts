@@ -47,4 +47,9 @@ describe('devServerArgs', () => {
       'synchronous=full',
     ]);
   });
+
+  it("runs the stock server's SQLite when asked (no pragma at all), as the benchmark's stock server", () => {
+    const args = devServerArgs({ dbFile: 'db', sqlitePragmas: false }, 1, undefined, 'default');
+    expect(valuesOf(args, '--sqlite-pragma')).toEqual([]);
+  });
 });
