@@ -75,4 +75,13 @@ export interface AgentTuning {
   markReadGiveUpMs?: number;
   /** Typing indicators queued at most (newest kept). Default 5. */
   maxQueuedTyping?: number;
+  /**
+   * A human's new messages (those starting a conversation) taken in per `inboundBudgetWindowMs`;
+   * past it, a message is marked read and not handled, and the human is told once per window
+   * (a flood would otherwise queue many minutes of replies ahead of approvals and reminders).
+   * Answers to a question still reach it. Default 60; 0 takes every message.
+   */
+  inboundBudget?: number;
+  /** The window of `inboundBudget`. Default 60000 ms. */
+  inboundBudgetWindowMs?: number;
 }

@@ -79,8 +79,11 @@ export interface AgentStateView {
   sending?: string;
   waiters: { reply: number; next: number };
   pendingMarkRead: number;
-  /** Mark-reads given up and receipts nobody waited for, since the agent started. */
-  dropped: { markRead: number; receipts: number };
+  /**
+   * Mark-reads given up, receipts nobody waited for, and new messages past the inbound budget
+   * (marked read, not handled; the human was told), since the agent started.
+   */
+  dropped: { markRead: number; receipts: number; flood: number };
   historyLength: number;
   draining: boolean;
   lastError?: AgentError;

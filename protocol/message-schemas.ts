@@ -38,6 +38,7 @@ const sendRequestFields = z
     onlyWhileWaiting: count.optional(),
     quoteQuestion: z.literal(true).optional(),
     notify: z.enum(['outcome', 'failure']).optional(),
+    lane: z.enum(['reply', 'background']).optional(),
   })
   .passthrough();
 

@@ -29,6 +29,12 @@ interface SendRequestBase {
    * in the agent's state (`amsflow state`), where operators see it.
    */
   notify?: 'outcome' | 'failure';
+  /**
+   * The outbox's lane: `reply` (default: a handler answering the human) goes before
+   * `background` (reminders, approvals, anything a workflow says of its own accord), whatever
+   * was queued first; within a lane, arrival order.
+   */
+  lane?: 'reply' | 'background';
 }
 
 /** Fields of other purposes: absent on this one. */

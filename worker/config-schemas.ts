@@ -78,6 +78,8 @@ export const TuningSchema = z
     maxPendingMarkRead: z.number().int().positive(),
     markReadGiveUpMs: z.number().int().min(0),
     maxQueuedTyping: z.number().int().min(0),
+    inboundBudget: z.number().int().min(0),
+    inboundBudgetWindowMs: z.number().int().min(1000),
     idlePollMs: z.number().int().min(0),
     quietPollMs: z.number().int().min(0),
     receiptSettleMs: z.number().int().min(0),

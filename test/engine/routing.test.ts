@@ -1,7 +1,7 @@
 /**
  * Every inbound message reaches exactly one place, even when a wait ends while a message is
  * being routed to it. The agent runs in a real worker process whose workflow code carries a
- * test interceptor that makes the task routing "echo crossing" take about four seconds (as a
+ * test interceptor that makes the task routing "echo crossing" take about ten seconds (as a
  * busy worker would; TEMPORAL_DEBUG lifts the deadlock guard in that process only). The
  * handlers run on their own task queue in this process, so meanwhile the handler's wait times
  * out and its end reaches the agent after the agent routed the message to that wait.
@@ -16,7 +16,7 @@ import { agentWorkflow } from '../../workflows';
 import { bundle, connectDevServer, waitFor } from '../support/temporal';
 import { Engine } from './support';
 
-jest.setTimeout(150_000);
+jest.setTimeout(180_000);
 
 const quiet = {
   log: () => undefined,

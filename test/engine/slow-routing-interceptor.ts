@@ -1,6 +1,7 @@
 /**
  * Test-only workflow interceptor: makes the agent's workflow task that receives the page holding
- * "echo crossing" take about six seconds of CPU, as a busy worker would. Meanwhile a handler's
+ * "echo crossing" take about ten seconds of CPU (more than the waiting handler's 4 s), as a busy
+ * worker would. Meanwhile a handler's
  * wait can time out and its end reach the agent, so the agent routes the message to a wait that
  * has already ended: the crossing the router must hand back. Pure computation, so replay agrees.
  */
@@ -23,7 +24,7 @@ export const interceptors: WorkflowInterceptorsFactory = () => ({
           page.status === 'page' &&
           page.messages?.some((m) => m.text?.body === 'echo crossing')
         ) {
-          spin(3_000_000_000);
+          spin(5_000_000_000);
         }
         return result;
       },

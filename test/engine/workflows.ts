@@ -8,7 +8,7 @@
  *   "quiz"                asks a question and replies "answer: <text>" to the answer
  *   "rquiz"               the same, settling an ambiguous question from receipts
  *   "receipt"             sends "watch me", waits for its 'read' receipt, then sends "seen it"
- *   "slowwait"            waits 2 s for the next message, stays 6 s more, then says what it got
+ *   "slowwait"            waits 4 s for the next message, stays 6 s more, then says what it got
  *   "probe-malformed"     asks the outbox to send a message without a type (fails with its failure type)
  *   "quickquiz"           asks "Quick question?" (2 s timeout), says "too slow" and ends
  *   "slowquiz"            the same, then stays 20 s; its late answers get "late: <text>" (onLate)
@@ -82,7 +82,7 @@ export const onMessage = handleMessages<{ greeting?: string } | undefined>(
       return;
     }
     if (text === 'slowwait') {
-      const got = await waitForMessage({ timeout: '2 seconds' }).catch((err) => {
+      const got = await waitForMessage({ timeout: '4 seconds' }).catch((err) => {
         if (isWaitTimeout(err)) return undefined;
         throw err;
       });

@@ -31,6 +31,11 @@ export class Channel {
     void this.flusher();
   }
 
+  /** Whether this conversation answers the human (a handler), rather than speaking of its own accord. */
+  get answers(): boolean {
+    return this.ends === 'handler';
+  }
+
   /**
    * Queues `op` for the agent. In a handler it resolves at once (the handler's end hands over what
    * is left); elsewhere once its batch has arrived. Throws `AgentUnreachable` once a batch could

@@ -99,6 +99,9 @@ function build(
     ...(options.retryAmbiguous === undefined ? {} : { retryAmbiguous: options.retryAmbiguous }),
     ...(options.reconcileAmbiguous === undefined ? {} : { reconcileAmbiguous: options.reconcileAmbiguous }),
     ...(notify ? { notify } : {}),
+    // A handler answers the human, and so does any workflow answering a message routed to it
+    // (it holds that message's place in line); otherwise a workflow speaks of its own accord.
+    ...(conv.channel.answers || handlerSeq !== undefined ? {} : { lane: 'background' as const }),
   };
   return question(base, options) ?? nudge(base, options) ?? base;
 }

@@ -8,6 +8,7 @@
 import type { AgentCounters, AgentError, AgentRefusal, FailedSend } from '../../protocol';
 import type { CarriedState } from './state-types';
 import type { FirstReplyOrder } from './first-reply-order';
+import type { InboundBudget } from './inbound-budget';
 import type { Outbox } from './outbox';
 import type { PollCursor } from './poll-cursor';
 import type { ReceiptLedger } from './receipt-ledger';
@@ -30,6 +31,7 @@ export interface CarriedParts {
   lastError?: AgentError;
   refusal?: AgentRefusal;
   failedSends: FailedSend[];
+  inbound: InboundBudget;
   counters: AgentCounters;
   generation: number;
 }
@@ -41,6 +43,7 @@ export function composeCarried(parts: CarriedParts): CarriedState {
     ...parts.ledger.snapshot(),
     ...parts.statuses.snapshot(),
     ...parts.outbox.snapshot(),
+    ...parts.inbound.snapshot(),
     inboundSeq: parts.inboundSeq,
     slots: parts.order.snapshot(),
     windows: {

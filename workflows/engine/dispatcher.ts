@@ -1,24 +1,31 @@
 /**
  * The dispatcher: the one part that hands inbound messages on. It numbers each arrival, carries
  * out where it goes (decided in destination.ts over the router), and is the only caller of the
- * inbound and late signals and of handler starts; it also forwards receipts to the conversation
- * that watches them, and holds an answer to a send still in flight (quote-hold.ts).
+ * inbound and late signals and of handler starts; it also holds an answer to a send still in
+ * flight (quote-hold.ts). (Receipts are receipts.ts's.)
  *
  * A page never waits for its hand-offs: each start or signal is issued in the workflow task that
  * reads the page (recorded in history, so the message may be marked read), and what comes of it
  * later (a waiter that has closed, a handler's result) is followed by owned work that holds the
  * hand-over to the next run until it is settled.
  */
-import { ParentClosePolicy, condition, getExternalWorkflowHandle, startChild } from '@temporalio/workflow';
+import {
+  ParentClosePolicy,
+  condition,
+  getExternalWorkflowHandle,
+  log,
+  startChild,
+} from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { handlerWorkflowId } from '../../protocol/ids';
-import { inboundSignal, lateSignal, receiptSignal } from '../../protocol/messages';
+import { inboundSignal, lateSignal } from '../../protocol/messages';
 import { uncheckedTextMessage } from '../author/builders';
 import { countHandlerStart } from '../author/metrics';
 import { EXPIRED_QUESTION_TEXT } from '../author/text';
-import type { InboundMessage, RoutedMessage, Status, WaitRequest } from '../../protocol';
+import type { InboundMessage, RoutedMessage, WaitRequest } from '../../protocol';
 import { askAgain, destinationOf, NOT_WAITING_TEXT } from './destination';
 import { mustHold, pageWaits, type QuoteView } from './quote-hold';
+import { FLOOD_TEXT } from './inbound-budget';
 import type { LateAnswer, Waiter } from './router';
 import type { AgentRuntime } from './runtime';
 import { whichOneText, type WhichChoice } from './which-one';
@@ -68,35 +75,6 @@ export class Dispatcher {
     const back = this.rt.router.end({ workflowId, waitId }, lateText);
     if (back) this.route(back.message, back.seq);
     return Promise.resolve();
-  }
-
-  /** Sends a receipt to the conversation that watches its message, if one does. */
-  receipt(status: Status): void {
-    const { rt } = this;
-    rt.tally.receipt();
-    const watcher = rt.ledger.receive(status, rt.now());
-    if (watcher) this.forwardReceipt(watcher, status);
-  }
-
-  /**
-   * `workflowId` watches `messageId`'s receipts; a status reached already is forwarded now. A
-   * quiet poll open now was told to read past this message's receipts: it is ended, and the next
-   * poll (from the offset it had not moved) brings them back.
-   */
-  watchReceipts(messageId: string, workflowId: string): void {
-    const known = this.rt.ledger.watch(messageId, workflowId);
-    if (known) this.forwardReceipt(workflowId, known);
-    if (known?.status !== 'read' && known?.status !== 'failed') this.rt.poll.endQuiet();
-  }
-
-  private forwardReceipt(workflowId: string, status: Status): void {
-    this.rt.signals.track(
-      getExternalWorkflowHandle(workflowId).signal(receiptSignal, {
-        messageId: status.id,
-        status: status.status,
-        timestamp: status.timestamp,
-      }),
-    );
   }
 
   /** Hands `message` (arrival `seq`) to exactly one place (see destination.ts). */
@@ -207,6 +185,17 @@ export class Dispatcher {
    */
   private startHandler(message: InboundMessage, seq: number): void {
     const { rt } = this;
+    // Past the inbound budget (a flood): not handled, marked read; the human is told once.
+    const admitted = rt.inbound.admit(rt.now());
+    if (admitted !== 'take') {
+      if (admitted === 'tell') {
+        log.warn(`agent ${rt.agentKey}: inbound budget spent, new messages are not handled this minute`, {
+          agentKey: rt.agentKey,
+        });
+        this.answer(message, 'flood', FLOOD_TEXT);
+      }
+      return;
+    }
     const workflowId = handlerWorkflowId(rt.agentKey, message.id);
     // Holds later handlers' first replies back until this one has sent its own.
     rt.order.hold(seq, rt.now());

@@ -12,6 +12,7 @@ import { conversationOpSchema, schemaProblem } from '../../protocol/message-sche
 import { dropSignal } from '../author/checked-handlers';
 import type { ConversationOp } from '../../protocol';
 import type { Dispatcher } from './dispatcher';
+import type { Receipts } from './receipts';
 import type { AgentRuntime } from './runtime';
 import type { SendIntake } from './send-intake';
 import { notifyRequester } from './requester';
@@ -25,6 +26,7 @@ export class OpsIntake {
     private readonly rt: AgentRuntime,
     private readonly dispatcher: Dispatcher,
     private readonly sends: SendIntake,
+    private readonly receipts: Receipts,
   ) {}
 
   /** The `amsflow.ops` signal: `from` hands over by signal from now on. */
@@ -86,7 +88,7 @@ export class OpsIntake {
         rt.statuses.addTyping(op.messageId);
         return undefined;
       case 'receipts':
-        this.dispatcher.watchReceipts(op.messageId, from);
+        this.receipts.watch(op.messageId, from);
         return undefined;
     }
   }

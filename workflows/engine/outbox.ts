@@ -1,8 +1,9 @@
 /**
  * The outbox's queue: every send request of the agent, taken once per request id (remembered
- * across continue-as-new), sent one at a time, lowest order key first (a handler's requests
- * carry its message's arrival number; others go after the messages already received), and
- * only when no earlier handler still holds its first-reply turn. Requests are never dropped:
+ * across continue-as-new), sent one at a time: replies before background sends (reminders,
+ * approvals: `lane`), then lowest order key first (a handler's requests carry its message's
+ * arrival number; others go after the messages already received), and only when no earlier
+ * handler still holds its first-reply turn. Requests are never dropped:
  * past `maxQueued` requests or `maxQueuedBytes` of them, a new request is refused at once with
  * `OutboxFull`. Pure.
  */
@@ -27,6 +28,14 @@ export interface OutboxState {
 }
 
 export type Enqueued = 'queued' | 'duplicate' | { refused: SendOutcome };
+
+const laneRank = (req: Queued) => (req.lane === 'background' ? 1 : 0);
+
+/** Whether `a` goes before `b`: replies before background sends, then arrival order. */
+function before(a: Queued, b: Queued): boolean {
+  if (laneRank(a) !== laneRank(b)) return laneRank(a) < laneRank(b);
+  return a.orderKey < b.orderKey || (a.orderKey === b.orderKey && a.index < b.index);
+}
 
 export class Outbox {
   private readonly queue: Queued[];
@@ -74,13 +83,7 @@ export class Outbox {
     for (const req of this.queue) {
       if (draining && req.via !== 'update') continue;
       if (order.blocks(req.handlerSeq)) continue;
-      if (
-        !best ||
-        req.orderKey < best.orderKey ||
-        (req.orderKey === best.orderKey && req.index < best.index)
-      ) {
-        best = req;
-      }
+      if (!best || before(req, best)) best = req;
     }
     return best;
   }

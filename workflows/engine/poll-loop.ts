@@ -89,7 +89,7 @@ export async function runPollLoop(rt: AgentRuntime, dispatcher: Dispatcher): Pro
     // Answered before the cancellation reached it: the next run reads the page again.
     if (lifecycle.pollEnding) return;
     // Receipts a quiet poll read past: for the ledger and the counters (nobody waits for them).
-    if (result.status !== 'page') for (const status of result.readPast ?? []) dispatcher.receipt(status);
+    if (result.status !== 'page') for (const status of result.readPast ?? []) rt.receipts.receive(status);
     if (result.status !== 'page' && result.offsetAfter !== undefined) rt.cursor.advance(result.offsetAfter);
     if (result.status === 'page') await processPage(rt, dispatcher, result);
     // 204: same offset. 409: a poll that outlived its activity, or another program on the
@@ -242,7 +242,7 @@ async function processPage(
     rt.tally.received();
     rt.statuses.addMarkRead(message.id);
   }
-  for (const status of page.statuses) dispatcher.receipt(status);
+  for (const status of page.statuses) rt.receipts.receive(status);
   rt.cursor.advance(page.nextOffset);
   release();
 }

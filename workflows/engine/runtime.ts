@@ -14,11 +14,13 @@ import { composeCarried } from './carried-state';
 import { failureInfo } from './failure';
 import { FirstReplyOrder } from './first-reply-order';
 import { HandlerChildren } from './handler-children';
+import { InboundBudget } from './inbound-budget';
 import { Lifecycle } from './lifecycle';
 import { OpenPoll } from './open-poll';
 import { Outbox } from './outbox';
 import { PollCursor } from './poll-cursor';
 import { PollDeadline } from './poll-deadline';
+import { Receipts } from './receipts';
 import { refusalLine } from './refusal';
 import { ReceiptLedger } from './receipt-ledger';
 import { Router } from './router';
@@ -60,6 +62,10 @@ export class AgentRuntime {
   readonly signals = new SignalTracker();
   /** Handlers of this run that may still complete into it (owned by the dispatcher). */
   readonly children = new HandlerChildren();
+  /** How many new messages the agent takes in per window (owned by the dispatcher). */
+  readonly inbound: InboundBudget;
+  /** Receipts on their way to the conversations that watch them. */
+  readonly receipts = new Receipts(this);
   readonly lifecycle: Lifecycle;
 
   constructor(
@@ -100,6 +106,7 @@ export class AgentRuntime {
       statuses: new SlidingWindow(limits.statuses, limits.windowMs, carried?.windows.statuses),
       typing: new SlidingWindow(limits.typing, limits.windowMs, carried?.windows.typing),
     };
+    this.inbound = new InboundBudget(tuning.inboundBudget, tuning.inboundBudgetWindowMs, carried);
     this.generation = (carried?.generation ?? 0) + 1;
     this.status = new AgentStatus(carried);
     this.deadline = new PollDeadline({ ...tuning, windowMs: limits.windowMs });
@@ -184,6 +191,7 @@ export class AgentRuntime {
       lastError: this.status.lastError,
       refusal: this.status.refusal,
       failedSends: this.status.failedSends,
+      inbound: this.inbound,
     });
   }
 }

@@ -10,6 +10,7 @@ import type {
   FailedSend,
 } from '../../protocol/agent';
 import type { SendOutcome, SendRequestFields } from '../../protocol/sends';
+import type { InboundBudgetState } from './inbound-budget';
 import type { CursorState } from './poll-cursor';
 import type { LedgerState } from './receipt-ledger';
 import type { RouterState } from './router';
@@ -26,7 +27,8 @@ export interface AgentWorkflowInput extends AgentStartInput {
  * each bounded (see `workflows/engine/carried-state.ts`). Older runs carried waiters as plain
  * workflow ids and mark-reads as plain message ids; both forms are still read.
  */
-export interface CarriedState extends CursorState, RouterState, LedgerState, StatusQueueState {
+export interface CarriedState
+  extends CursorState, RouterState, LedgerState, StatusQueueState, InboundBudgetState {
   inboundSeq: number;
   outcomes: [string, SendOutcome][];
   queue: SendRequestFields[];

@@ -15,7 +15,7 @@ export function stateView(rt: AgentRuntime): AgentStateView {
     sending: rt.outbox.sending?.requestId,
     waiters: rt.router.counts,
     pendingMarkRead: rt.statuses.pendingMarkRead,
-    dropped: { markRead: rt.statuses.dropped, receipts: rt.ledger.dropped },
+    dropped: { markRead: rt.statuses.dropped, receipts: rt.ledger.dropped, flood: rt.inbound.dropped },
     historyLength: workflowInfo().historyLength,
     draining: rt.lifecycle.draining,
     lastError,

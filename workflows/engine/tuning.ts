@@ -33,6 +33,8 @@ export const DEFAULT_TUNING: Tuning = {
   maxPendingMarkRead: 500,
   markReadGiveUpMs: 3_600_000,
   maxQueuedTyping: 5,
+  inboundBudget: 60,
+  inboundBudgetWindowMs: 60_000,
 };
 
 export function resolveTuning(tuning: AgentTuning | undefined): Tuning {

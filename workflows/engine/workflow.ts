@@ -40,7 +40,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<void> {
   const rt = new AgentRuntime(input, supervisor);
   const dispatcher = new Dispatcher(rt);
   const sends = new SendIntake(rt);
-  const ops = new OpsIntake(rt, dispatcher, sends);
+  const ops = new OpsIntake(rt, dispatcher, sends, rt.receipts);
   dispatcher.onHandlerResult((workflowId, result) => ops.result(workflowId, result));
   registerHandlers(rt, ops, sends);
 

@@ -19,7 +19,7 @@ function state(extra: Partial<AgentStateView> = {}): AgentStateView {
     queueLength: 0,
     waiters: { reply: 0, next: 0 },
     pendingMarkRead: 0,
-    dropped: { markRead: 0, receipts: 0 },
+    dropped: { markRead: 0, receipts: 0, flood: 0 },
     historyLength: 10,
     draining: false,
     failedSends: [],

@@ -1,5 +1,6 @@
 import { CARRIED_STATE_MAX_BYTES, composeCarried } from '../../../workflows/engine/carried-state';
 import { FirstReplyOrder } from '../../../workflows/engine/first-reply-order';
+import { InboundBudget } from '../../../workflows/engine/inbound-budget';
 import { Outbox } from '../../../workflows/engine/outbox';
 import { PollCursor } from '../../../workflows/engine/poll-cursor';
 import { FAILED_SENDS_KEPT } from '../../../workflows/engine/agent-status';
@@ -116,6 +117,11 @@ describe('carried state', () => {
         type: 'AmbiguousSend',
         message: 'x'.repeat(1000),
       },
+      inbound: (() => {
+        const budget = new InboundBudget(T.inboundBudget, T.inboundBudgetWindowMs);
+        for (let i = 0; i < T.inboundBudget * 2; i++) budget.admit(1_700_000_000_000 + i);
+        return budget;
+      })(),
       failedSends: Array.from({ length: FAILED_SENDS_KEPT }, (_, i) => ({
         requestId: requestId(i),
         requester: workflowId(i),
@@ -141,6 +147,7 @@ describe('carried state', () => {
     expect(carried.replyWaiters).toHaveLength(T.maxWaiters);
     expect(carried.markRead).toHaveLength(T.maxPendingMarkRead);
     expect(carried.statuses).toHaveLength(STATUSES_KEPT);
+    expect(carried.inboundTimes).toHaveLength(T.inboundBudget);
     expect(carried.receiptRoutes).toHaveLength(WATCHES_KEPT);
   });
 });

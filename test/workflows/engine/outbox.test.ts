@@ -39,6 +39,21 @@ describe('outbox', () => {
     expect(sent).toEqual(['reply-1', 'notice', 'reply-3']);
   });
 
+  it('sends replies before background sends (a reminder, an approval), whichever came first', () => {
+    const outbox = new Outbox(bounds, undefined, 0);
+    const order = new FirstReplyOrder(1000);
+    outbox.enqueue({ ...req('reminder'), lane: 'background' }, 'signal', 1);
+    outbox.enqueue({ ...req('approval'), lane: 'background' }, 'signal', 1);
+    outbox.enqueue(req('reply-2', 2), 'signal', 2);
+    const sent: string[] = [];
+    for (let r = outbox.next(order, 0, false); r; r = outbox.next(order, 0, false)) {
+      outbox.start(r);
+      outbox.finish(r, { ok: true, messageId: r.requestId, attempts: 1 });
+      sent.push(r.requestId);
+    }
+    expect(sent).toEqual(['reply-2', 'reminder', 'approval']);
+  });
+
   it('holds a later handler’s reply while an earlier handler holds its turn', () => {
     const outbox = new Outbox(bounds, undefined, 0);
     const order = new FirstReplyOrder(1000);
