@@ -4,7 +4,7 @@
  * non-retryable (the workflow decides retries). Final refusals are `BENIGN`: the agent workflow
  * logs them once, so the SDK does not log each at WARN with a stack.
  */
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
 import { ApplicationFailureCategory } from '@temporalio/common';
 import {
   AmbiguousSendError,
@@ -16,6 +16,7 @@ import {
   TransportError,
   ValidationError,
 } from '../messaging/errors';
+import type { MarkReadReport } from './mark-reads';
 import { ActivityFailureTypes as F, type SendFailureDetails } from './types';
 
 export function failure(
@@ -96,4 +97,27 @@ export function sendFailure(err: unknown, startedAt: number): ApplicationFailure
     return failure(F.sendRejected, message, true, { ...details, reason: 'aborted before sending' });
   }
   return failure(F.sendAmbiguous, message, true, { ...details, reason: 'unexpected' });
+}
+
+/**
+ * A failed poll's failure, carrying what its riding mark-reads did as the second detail
+ * (`{ markRead }`; the first stays the failure's own). Same type, message and category, and
+ * non-retryable like every request failure (the poll activity has one attempt: the workflow
+ * retries). A cancellation cannot carry details and stays as it is; so does a failure with
+ * nothing to report.
+ */
+export function withMarkReadReport(err: unknown, report: MarkReadReport | undefined): unknown {
+  if (!report || err instanceof CancelledFailure) return err;
+  const app = err instanceof ApplicationFailure ? err : undefined;
+  const error = err instanceof Error ? err : undefined;
+  const carried = ApplicationFailure.create({
+    // A plain error's type as the SDK would name it (its class).
+    type: app ? (app.type ?? undefined) : (error?.constructor.name ?? 'Error'),
+    message: error ? error.message : String(err),
+    nonRetryable: true,
+    details: [app?.details?.[0] ?? {}, { markRead: report }],
+    ...(app?.category ? { category: app.category } : {}),
+  });
+  if (error?.stack) carried.stack = error.stack;
+  return carried;
 }

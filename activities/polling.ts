@@ -10,7 +10,7 @@ import { PollReplacedError } from '../messaging/errors';
 import type { MessagingClient } from '../messaging/client';
 import { flattenPage } from '../messaging/page';
 import type { Status } from '../messaging/schemas';
-import { requestFailure } from './failure-mapping';
+import { requestFailure, withMarkReadReport } from './failure-mapping';
 import { rideMarkReads, type MarkReadReport } from './mark-reads';
 import { QuietPolling } from './quiet-polling';
 import type { PollInput, PollOutput } from './types';
@@ -67,6 +67,11 @@ export async function pollWithMarkReads(
     ridden.abort();
     const report = await marking;
     return report ? { ...result, markRead: report } : result;
+  } catch (err) {
+    // The mark-reads' report goes with the poll's failure: a 429 one of them met must be waited
+    // out by the next poll's, and what was marked is not marked twice.
+    ridden.abort();
+    throw withMarkReadReport(err, await marking);
   } finally {
     ridden.abort();
   }

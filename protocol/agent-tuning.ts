@@ -79,7 +79,8 @@ export interface AgentTuning {
    * A human's new messages (those starting a conversation) taken in per `inboundBudgetWindowMs`;
    * past it, a message is marked read and not handled, and the human is told once per window
    * (a flood would otherwise queue many minutes of replies ahead of approvals and reminders).
-   * Answers to a question still reach it. Default 60; 0 takes every message.
+   * Answers to a question still reach it. Default 0: every message is taken (dropping what a
+   * human wrote is opt-in; 60 suits a chat bot that would rather say so than answer late).
    */
   inboundBudget?: number;
   /** The window of `inboundBudget`. Default 60000 ms. */

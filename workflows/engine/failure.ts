@@ -4,6 +4,7 @@
  * is pure, so each rule (what means "not sent", what is final) has a unit test.
  */
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/common';
+import type { MarkReadReport } from '../../activities/mark-reads';
 import type { SendFailureDetails } from '../../activities/types';
 import { ActivityFailureTypes as F, NON_RETRYABLE_REQUEST_FAILURES } from '../../protocol/failures';
 import type { SendFailureType } from '../../protocol/failures';
@@ -78,4 +79,15 @@ export function requestVerdict(info: FailureInfo): RequestVerdict {
  */
 export function isWorkerShutdown(info: FailureInfo): boolean {
   return info.type === 'WorkerShutdown' || /WORKER_SHUTDOWN/.test(info.message);
+}
+
+/**
+ * What a failed poll's riding mark-reads did, carried as its failure's second detail
+ * (activities/failure-mapping.ts `withMarkReadReport`); undefined when the failure has none.
+ */
+export function markReadReportOf(err: unknown): MarkReadReport | undefined {
+  const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
+  if (!(cause instanceof ApplicationFailure)) return undefined;
+  const carried = cause.details?.[1] as { markRead?: MarkReadReport } | undefined;
+  return carried?.markRead;
 }

@@ -12,7 +12,7 @@ import type { MarkReadInput } from '../../activities/mark-reads';
 import type { QuietPollingInput } from '../../activities/quiet-polling';
 import type { PollOutput } from '../../activities/types';
 import type { Dispatcher } from './dispatcher';
-import { requestVerdict } from './failure';
+import { markReadReportOf, requestVerdict } from './failure';
 import { readToEnd } from './poll-cursor';
 import { pageKind, waitAfterPage } from './poll-budget';
 import { expectPoll, pollFailed, untilResumed } from './poll-health';
@@ -66,8 +66,13 @@ export async function runPollLoop(rt: AgentRuntime, dispatcher: Dispatcher): Pro
     try {
       result = await pollOnce(rt, timeoutSeconds, quiet, plan.waitMs, markRead);
     } catch (err) {
-      rt.statuses.rode(rt.now(), undefined);
-      if (markRead) assumeSpent(rt, markRead.ids.length);
+      // What the mark-reads did, when the failure carries it; else each counts as a request.
+      const report = markReadReportOf(err);
+      if (report) tookMarkReads(rt, { markRead: report });
+      else {
+        rt.statuses.rode(rt.now(), undefined);
+        if (markRead) assumeSpent(rt, markRead.ids.length);
+      }
       if (lifecycle.draining && isCancellation(err)) return;
       plan.confirm(rt.now());
       if (quiet) assumeQuietPolls(rt.windows.updates, quiet, pollStartedAt, rt.now());
@@ -141,7 +146,7 @@ function markReadsFor(rt: AgentRuntime): MarkReadInput | undefined {
 }
 
 /** Books what the poll reports of its mark-reads: done, refused, handed back; their requests. */
-function tookMarkReads(rt: AgentRuntime, result: PollOutput): void {
+function tookMarkReads(rt: AgentRuntime, result: Pick<PollOutput, 'markRead'>): void {
   const report = result.markRead;
   for (const at of report?.times ?? []) rt.windows.statuses.record(at);
   rt.statuses.rode(rt.now(), rideReport(report, rt.tuning));

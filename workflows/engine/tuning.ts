@@ -33,7 +33,7 @@ export const DEFAULT_TUNING: Tuning = {
   maxPendingMarkRead: 500,
   markReadGiveUpMs: 3_600_000,
   maxQueuedTyping: 5,
-  inboundBudget: 60,
+  inboundBudget: 0,
   inboundBudgetWindowMs: 60_000,
 };
 

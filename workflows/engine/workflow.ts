@@ -10,7 +10,6 @@ import {
   continueAsNew,
   getExternalWorkflowHandle,
   setHandler,
-  setWorkflowOptions,
   workflowInfo,
 } from '@temporalio/workflow';
 import {
@@ -22,6 +21,7 @@ import {
   wakeSignal,
 } from '../../protocol/messages';
 import { resumeSchema, sendRequestSchema } from '../../protocol/message-schemas';
+import { autoUpgrade } from '../author/auto-upgrade';
 import { setCheckedSignal, setCheckedUpdate } from '../author/checked-handlers';
 import type { AgentWorkflowInput } from './state-types';
 import { Dispatcher } from './dispatcher';
@@ -64,7 +64,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<void> {
 
 // Auto-upgrade: the agent lives for months and is amsflow's own code, kept compatible across
 // builds by the versions module; its next task after a promotion runs on the new build.
-setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, agentWorkflow);
+autoUpgrade(agentWorkflow);
 
 /**
  * Waits until nothing is in flight (`Lifecycle.idle`) and polling has ended, then tells the

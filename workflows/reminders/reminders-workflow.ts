@@ -10,10 +10,10 @@ import {
   continueAsNew,
   log,
   setHandler,
-  setWorkflowOptions,
   workflowInfo,
 } from '@temporalio/workflow';
 import { remindersCommandSchema } from '../../protocol/message-schemas';
+import { autoUpgrade } from '../author/auto-upgrade';
 import { setCheckedSignal } from '../author/checked-handlers';
 import { useAgent } from '../author/handlers';
 import { countReminderFired } from '../author/metrics';
@@ -214,4 +214,4 @@ export async function remindersWorkflow(input: RemindersInput): Promise<void> {
 
 // Auto-upgrade: reminders live as long as the agent and are amsflow's own code; a reminder due
 // after a promotion is delivered by the new build.
-setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, remindersWorkflow);
+autoUpgrade(remindersWorkflow);

@@ -1,0 +1,61 @@
+/**
+ * A failed poll carries what its riding mark-reads did (activities/failure-mapping.ts
+ * `withMarkReadReport`), and the agent workflow reads it back (workflows/engine/failure.ts
+ * `markReadReportOf`): a 429 a mark-read met is waited out even when the poll itself failed.
+ */
+import { ActivityFailure, ApplicationFailure, CancelledFailure, RetryState } from '@temporalio/common';
+import { requestFailure, withMarkReadReport } from '../../activities/failure-mapping';
+import type { MarkReadReport } from '../../activities/mark-reads';
+import { ActivityFailureTypes as F } from '../../activities/types';
+import { NotAcceptedError, RateLimitError, TransportError } from '../../messaging/errors';
+import { failureInfo, markReadReportOf, requestVerdict } from '../../workflows/engine/failure';
+
+const report: MarkReadReport = {
+  done: ['m1'],
+  refused: [],
+  times: [1000, 2000],
+  failure: 'rate limited',
+  retryAfterMs: 1000,
+};
+
+/** As the workflow receives an activity's failure. */
+const asReceived = (failure: unknown) =>
+  new ActivityFailure(
+    'activity failed',
+    'pollUpdates',
+    '1',
+    RetryState.NON_RETRYABLE_FAILURE,
+    undefined,
+    failure as Error,
+  );
+
+describe('a failed poll carries its mark-reads', () => {
+  it('keeps a rate limit the type and Retry-After the workflow reads, and adds the report', () => {
+    const poll429 = requestFailure(new RateLimitError('slow down', { status: 429, body: {} }, 3000));
+    const carried = withMarkReadReport(poll429, report);
+    const info = failureInfo(asReceived(carried));
+    expect(info.type).toBe(F.rateLimited);
+    expect(requestVerdict(info)).toEqual({
+      kind: 'rejected',
+      rejection: { status: 429, retryAfterMs: 3000 },
+    });
+    expect(markReadReportOf(asReceived(carried))).toEqual(report);
+  });
+
+  it('names a plain error by its class, as the SDK would, and makes it non-retryable', () => {
+    const carried = withMarkReadReport(new TransportError('socket hang up', 'connection', undefined), report);
+    expect(carried).toBeInstanceOf(ApplicationFailure);
+    expect((carried as ApplicationFailure).type).toBe('TransportError');
+    expect((carried as ApplicationFailure).nonRetryable).toBe(true);
+    expect(requestVerdict(failureInfo(asReceived(carried)))).toEqual({ kind: 'transient' });
+    expect(markReadReportOf(asReceived(carried))).toEqual(report);
+  });
+
+  it('leaves a cancellation, and a failure with nothing to report, as they are', () => {
+    const cancelled = new CancelledFailure('poll cancelled');
+    expect(withMarkReadReport(cancelled, report)).toBe(cancelled);
+    const busy = requestFailure(new NotAcceptedError('busy', { status: 503, body: {} }));
+    expect(withMarkReadReport(busy, undefined)).toBe(busy);
+    expect(markReadReportOf(asReceived(busy))).toBeUndefined();
+  });
+});
