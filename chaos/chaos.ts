@@ -19,7 +19,7 @@ import { MESSAGES_PER_SESSION, botTexts, runSession, type Human, type SessionKin
 import { startClusterStage } from './cluster-stage';
 import { startNemesis, type Nemesis, type NemesisEvent, type NemesisOptions } from './nemesis';
 import { startStage } from './stage';
-import { tally, type ChaosVerdict, type Expectation } from './tally';
+import { earlyRetries, tally, type ChaosVerdict, type Expectation } from './tally';
 
 export interface ChaosOptions {
   messages: number;
@@ -250,12 +250,14 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
     // Every poll 409 with how long after the last kill and restart it came (to tell a poll that
     // outlived its activity, injected or not, from anything else).
     for (const l of logLines.filter((x) => x.endpoint === 'updates' && x.status === 409)) {
-      const since = (times: number[]) => {
-        const before = times.filter((t) => t <= l.at).at(-1);
-        return before === undefined ? '-' : `${((l.at - before) / 1000).toFixed(1)} s`;
-      };
       log(
-        `chaos: poll 409 on ${l.agent}: ${since(killedAt)} after a kill, ${since(restartedAt)} after a restart`,
+        `chaos: poll 409 on ${l.agent}: ${sinceLast(killedAt, l.at)} after a kill, ${sinceLast(restartedAt, l.at)} after a restart`,
+      );
+    }
+    // Every request sooner than allowed after a 429, with how long after the last kill and restart.
+    for (const e of earlyRetries(logLines)) {
+      log(
+        `chaos: ${e.endpoint ?? '?'} request on ${e.agent} ${e.afterMs} ms after a 429; ${sinceLast(killedAt, e.at)} after a kill, ${sinceLast(restartedAt, e.at)} after a restart`,
       );
     }
     const consumed = await faults.consumed();
@@ -308,4 +310,10 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
     await stage.close();
     bundle.close();
   }
+}
+
+/** How long before `at` the last of `times` was ('-': none). */
+function sinceLast(times: number[], at: number): string {
+  const before = times.filter((t) => t <= at).at(-1);
+  return before === undefined ? '-' : `${((at - before) / 1000).toFixed(1)} s`;
 }

@@ -128,20 +128,35 @@ export function tally(facts: ChaosFacts): ChaosVerdict {
   };
 }
 
-/** Requests that followed a 429 on the same agent and endpoint sooner than the engine may. */
-export function retriesTooSoon(log: LogLine[]): number {
+/** A request that followed a 429 on the same agent and endpoint sooner than the engine may. */
+export interface EarlyRetry {
+  agent: string;
+  endpoint: string | null;
+  /** When it came, and how long after the 429. */
+  at: number;
+  afterMs: number;
+}
+
+/** The requests that followed a 429 on the same agent and endpoint sooner than the engine may. */
+export function earlyRetries(log: LogLine[]): EarlyRetry[] {
   const last429 = new Map<string, number>();
-  let early = 0;
+  const early: EarlyRetry[] = [];
   for (const line of [...log].sort((a, b) => a.at - b.at)) {
     const key = `${line.agent} ${line.endpoint}`;
     const after = last429.get(key);
     if (after !== undefined) {
-      if (line.at - after < MIN_WAIT_AFTER_429_MS) early++;
+      if (line.at - after < MIN_WAIT_AFTER_429_MS)
+        early.push({ agent: line.agent, endpoint: line.endpoint, at: line.at, afterMs: line.at - after });
       last429.delete(key);
     }
     if (line.status === 429) last429.set(key, line.at);
   }
   return early;
+}
+
+/** How many requests came sooner than allowed after a 429 ({@link earlyRetries}). */
+export function retriesTooSoon(log: LogLine[]): number {
+  return earlyRetries(log).length;
 }
 
 /** True when every loss, duplicate, stuck and violation line is zero. */

@@ -3,9 +3,12 @@
  * workflow runs, send through its outbox out of band, read its state.
  */
 import { randomUUID } from 'node:crypto';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { setTimeout as delay } from 'node:timers/promises';
+import { ApplicationFailure } from '@temporalio/common';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { resolveLimits, type Limits } from '../messaging/limits';
 import { agentKeyProblem, agentWorkflowId } from '../protocol/ids';
+import { AGENT_MOVING } from '../protocol/failures';
 import { sendUpdate, stateQuery } from '../protocol/messages';
 import { startAgentWorkflow } from '../protocol/agent-start';
 import type { AgentStateView, AgentTuning, OutboundMessage, SendOutcome } from '../protocol';
@@ -58,7 +61,15 @@ export interface OutOfBandSendOptions {
   reconcileAmbiguous?: boolean;
 }
 
-/** Sends `message` through the agent's outbox and waits for the outcome (message id or typed failure). */
+/** How long a send waits for an agent moving to its next run (continue-as-new) at most. */
+const MOVING_WAIT_MS = 60_000;
+
+/**
+ * Sends `message` through the agent's outbox and waits for the outcome (message id or typed
+ * failure). While the agent's run is moving on (continue-as-new) the update is refused
+ * (`AgentMoving`) before it enters history; the same request goes again, to the next run, after a
+ * short pause (for up to a minute).
+ */
 export async function sendThroughOutbox(
   client: Client,
   agentKey: string,
@@ -67,17 +78,35 @@ export async function sendThroughOutbox(
 ): Promise<SendOutcome> {
   checkAgentKey(agentKey);
   const requestId = options.requestId ?? `oob/${randomUUID()}`;
-  return client.workflow.getHandle(agentWorkflowId(agentKey)).executeUpdate(sendUpdate, {
-    args: [
-      {
-        requestId,
-        message,
-        retryAmbiguous: options.retryAmbiguous,
-        reconcileAmbiguous: options.reconcileAmbiguous,
-      },
-    ],
-    updateId: requestId,
-  });
+  const handle = client.workflow.getHandle(agentWorkflowId(agentKey));
+  const deadline = Date.now() + MOVING_WAIT_MS;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await handle.executeUpdate(sendUpdate, {
+        args: [
+          {
+            requestId,
+            message,
+            retryAmbiguous: options.retryAmbiguous,
+            reconcileAmbiguous: options.reconcileAmbiguous,
+          },
+        ],
+        updateId: requestId,
+      });
+    } catch (err) {
+      if (!agentMoving(err) || Date.now() >= deadline) throw err;
+      await delay(Math.min(1000, 50 * 2 ** attempt));
+    }
+  }
+}
+
+/** Whether `err` is the agent's refusal while it moves to its next run (`AGENT_MOVING`). */
+export function agentMoving(err: unknown): boolean {
+  return (
+    err instanceof WorkflowUpdateFailedError &&
+    err.cause instanceof ApplicationFailure &&
+    err.cause.type === AGENT_MOVING
+  );
 }
 
 /** The agent's state as JSON (offset, queue length, waiters, last error...), or undefined if it does not run. */

@@ -54,6 +54,14 @@ export const SEND_FAILURE_TYPES = [
 ] as const;
 export type SendFailureType = (typeof SEND_FAILURE_TYPES)[number];
 
+/**
+ * What the agent's `amsflow.send` update is refused with while its run is moving on (draining
+ * before continue-as-new): nothing entered history, and the same request sent again reaches the
+ * next run (`sendThroughOutbox` does so by itself). Without it a steady stream of updates would
+ * keep the run from ever finishing its drain.
+ */
+export const AGENT_MOVING = 'AgentMoving';
+
 /** What `ask`, `waitForMessage` and `waitForReceipt` fail with when their timeout passes. */
 export const WAIT_TIMEOUT = 'WaitTimeout';
 /** What `ask` and `waitForMessage` fail with once the conversation was cancelled. */

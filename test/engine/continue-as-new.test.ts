@@ -54,16 +54,24 @@ describe('continue-as-new', () => {
         `${err.message}\nsent: ${(await engine.sentTexts()).join(',')}\nstate: ${JSON.stringify(state)}`,
       );
     });
-    // More history while the quiz waits for its answer: out-of-band sends through the update path.
-    const outcomes = await Promise.all(
-      Array.from({ length: 10 }, (_, i) =>
-        sendThroughOutbox(engine.client, engine.agentKey, {
-          type: 'text',
-          text: { body: `notice ${i + 1}` },
-        }),
-      ),
-    );
-    expect(outcomes.every((o) => o.ok)).toBe(true);
+    // More history while the quiz waits for its answer (out-of-band sends through the update
+    // path), until a run has rolled over with the asked question's waiter in it.
+    const askedIn = (await getAgentState(engine.client, engine.agentKey))!.generation;
+    let notices = 0;
+    while ((await getAgentState(engine.client, engine.agentKey))!.generation <= askedIn) {
+      if (notices >= 60) {
+        const state = await getAgentState(engine.client, engine.agentKey);
+        const stack = await engine.client.workflow.getHandle(engine.agentWorkflowId).query('__stack_trace');
+        throw new Error(`no run rolled over after ${notices} notices: ${JSON.stringify(state)}\n${String(stack)}`);
+      }
+      const batch = Array.from({ length: 5 }, () => ++notices);
+      const outcomes = await Promise.all(
+        batch.map((i) =>
+          sendThroughOutbox(engine.client, engine.agentKey, { type: 'text', text: { body: `notice ${i}` } }),
+        ),
+      );
+      expect(outcomes.every((o) => o.ok)).toBe(true);
+    }
     await engine.human('42', { id: question.id });
     await waitFor('the quiz answer', async () => (await engine.sentTexts()).includes('answer: 42'), {
       timeoutMs: 60_000,
@@ -73,11 +81,11 @@ describe('continue-as-new', () => {
     const echoes = texts.filter((t) => /^\d+$/.test(t));
     expect(echoes).toEqual(Array.from({ length: 30 }, (_, i) => String(i + 1)));
     expect(texts.filter((t) => t.startsWith('notice ')).sort()).toEqual(
-      Array.from({ length: 10 }, (_, i) => `notice ${i + 1}`).sort(),
+      Array.from({ length: notices }, (_, i) => `notice ${i + 1}`).sort(),
     );
     expect(texts.filter((t) => t === 'What is your answer?')).toHaveLength(1);
     expect(texts.at(-1)).toBe('answer: 42');
-    expect(texts).toHaveLength(30 + 1 + 10 + 1);
+    expect(texts).toHaveLength(30 + 1 + notices + 1);
 
     // The runs really rolled over, carrying queued sends and the waiter.
     const state = await getAgentState(engine.client, engine.agentKey);

@@ -35,9 +35,12 @@ export function setCheckedUpdate<R, T>(
   handler: (arg: T) => Promise<R>,
   /** A first check, in the words callers know; returns why the argument is refused. */
   problem?: (arg: unknown) => string | undefined,
+  /** Checked before anything else: throws to refuse any update now (whatever its argument). */
+  gate?: () => void,
 ): void {
   setHandler(def, (arg: T) => handler(arg), {
     validator: (arg: unknown) => {
+      gate?.();
       const refused = problem?.(arg);
       if (refused) throw new TypeError(refused);
       const parsed = schema.safeParse(arg);

@@ -13,11 +13,23 @@ export class AgentStatus {
   private error: AgentError | undefined;
   private stop: AgentRefusal | undefined;
   private failed: FailedSend[];
+  private resumed: number | undefined;
 
-  constructor(carried?: { lastError?: AgentError; refusal?: AgentRefusal; failedSends?: FailedSend[] }) {
+  constructor(carried?: {
+    lastError?: AgentError;
+    refusal?: AgentRefusal;
+    failedSends?: FailedSend[];
+    resumedAt?: number;
+  }) {
     this.error = carried?.lastError;
     this.stop = carried?.refusal;
     this.failed = (carried?.failedSends ?? []).slice(-FAILED_SENDS_KEPT);
+    this.resumed = carried?.resumedAt;
+  }
+
+  /** When the agent was last resumed (workflow time), stopped or not: carried. */
+  get resumedAt(): number | undefined {
+    return this.resumed;
   }
 
   /** The last send requests given up, oldest first. */
@@ -44,17 +56,29 @@ export class AgentStatus {
     this.error = { at, where, type: info.type ?? 'Error', message: info.message };
   }
 
-  /** Stops the agent for `refusal`; false when it was stopped already (the first refusal stays). */
-  halt(refusal: AgentRefusal): boolean {
-    if (this.stop) return false;
+  /**
+   * Stops the agent for `refusal`, met by a request handed out at `requestedAt`; false when it
+   * was stopped already (the first refusal stays) or when the request was handed out before the
+   * last resume: a worker starting with a new token resumes the agent, and a refusal of a request
+   * the old worker made with the old token (its failure can arrive after the resume) says nothing
+   * of the new one. The next request tries it.
+   */
+  halt(refusal: AgentRefusal, requestedAt: number): boolean {
+    if (this.stop || this.predatesResume(requestedAt)) return false;
     this.stop = refusal;
     return true;
   }
 
-  /** Ends a refusal; returns the one it ended, if any. */
-  resume(): AgentRefusal | undefined {
+  /** Whether a request handed out at `requestedAt` predates the last resume. */
+  predatesResume(requestedAt: number): boolean {
+    return this.resumed !== undefined && requestedAt < this.resumed;
+  }
+
+  /** Ends a refusal, resumed at `at`; returns the one it ended, if any. */
+  resume(at: number): AgentRefusal | undefined {
     const ended = this.stop;
     this.stop = undefined;
+    this.resumed = at;
     return ended;
   }
 }

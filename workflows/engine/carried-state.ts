@@ -30,6 +30,7 @@ export interface CarriedParts {
   inboundSeq: number;
   lastError?: AgentError;
   refusal?: AgentRefusal;
+  resumedAt?: number;
   failedSends: FailedSend[];
   inbound: InboundBudget;
   counters: AgentCounters;
@@ -54,6 +55,7 @@ export function composeCarried(parts: CarriedParts): CarriedState {
     },
     lastError: parts.lastError,
     ...(parts.refusal ? { refusal: parts.refusal } : {}),
+    ...(parts.resumedAt !== undefined ? { resumedAt: parts.resumedAt } : {}),
     ...(parts.failedSends.length > 0 ? { failedSends: parts.failedSends } : {}),
     counters: parts.counters,
     generation: parts.generation,

@@ -23,13 +23,14 @@ export async function untilResumed(rt: AgentRuntime): Promise<boolean> {
 
 /**
  * Books a failed poll: its error for `amsflow state` (a poll ended by a worker's graceful shutdown
- * is none: the next worker polls again), and a final refusal stops the agent.
+ * is none: the next worker polls again), and a final refusal stops the agent, unless the poll
+ * was handed out (`requestedAt`) before the last resume (`AgentStatus.halt`).
  */
-export function pollFailed(rt: AgentRuntime, err: unknown): FailureInfo {
+export function pollFailed(rt: AgentRuntime, err: unknown, requestedAt: number): FailureInfo {
   rt.deadline.ended(rt.now());
   const info = failureInfo(err);
   if (!isWorkerShutdown(info)) rt.noteError('poll', err);
   const refusal = refusalOf(rt.agentKey, 'poll', info, new Date(rt.now()).toISOString());
-  if (refusal) rt.halt(refusal);
+  if (refusal) rt.halt(refusal, requestedAt);
   return info;
 }

@@ -61,7 +61,8 @@ export async function runPollLoop(rt: AgentRuntime, dispatcher: Dispatcher): Pro
     const quiet = timeoutSeconds > 0 ? quietPollingFor(quietContext(rt)) : undefined;
     const markRead = markReadsFor(rt);
     rt.deadline.expect(quiet ? 'quiet' : 'long', rt.now() + plan.waitMs);
-    const pollStartedAt = rt.now() + plan.waitMs;
+    const handedOutAt = rt.now();
+    const pollStartedAt = handedOutAt + plan.waitMs;
     let result: PollOutput;
     try {
       result = await pollOnce(rt, timeoutSeconds, quiet, plan.waitMs, markRead);
@@ -77,7 +78,7 @@ export async function runPollLoop(rt: AgentRuntime, dispatcher: Dispatcher): Pro
       plan.confirm(rt.now());
       if (quiet) assumeQuietPolls(rt.windows.updates, quiet, pollStartedAt, rt.now());
       if (quiet && isCancellation(err)) continue; // ended for a reconciliation: poll again at once
-      const info = pollFailed(rt, err);
+      const info = pollFailed(rt, err, handedOutAt);
       if (!rt.status.refusal) retryLater(rt, retry, requestVerdict(info));
       // Ended for continue-as-new (cancelled, or timed out on a lost worker): the next run polls.
       if (lifecycle.pollEnding) return;

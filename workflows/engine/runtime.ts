@@ -118,9 +118,13 @@ export class AgentRuntime {
     });
   }
 
-  /** Stops the agent for `refusal` (polling waits, sends fail at once): logged and counted once. */
-  halt(refusal: AgentRefusal): void {
-    if (!this.status.halt(refusal)) return;
+  /**
+   * Stops the agent for `refusal`, met by a request handed out at `requestedAt` (polling waits,
+   * sends fail at once): logged and counted once. Not when the request predates the last resume
+   * (`AgentStatus.halt`).
+   */
+  halt(refusal: AgentRefusal, requestedAt: number): void {
+    if (!this.status.halt(refusal, requestedAt)) return;
     this.deadline.stopped();
     log.warn(refusalLine(this.agentKey, refusal), { agentKey: this.agentKey, status: refusal.status });
     countAgentRefusal(this.agentKey, refusal.where === 'poll' ? 'updates' : 'messages', refusal.httpStatus);
@@ -128,7 +132,7 @@ export class AgentRuntime {
 
   /** Ends a refusal (`amsflow.resume`): the agent polls again at once. */
   resume(): void {
-    const ended = this.status.resume();
+    const ended = this.status.resume(this.now());
     if (!ended) return;
     log.info(`agent ${this.agentKey} resumed after ${ended.status}`, { agentKey: this.agentKey });
     this.lifecycle.wake();
@@ -190,6 +194,7 @@ export class AgentRuntime {
       counters: this.tally.snapshot(),
       lastError: this.status.lastError,
       refusal: this.status.refusal,
+      resumedAt: this.status.resumedAt,
       failedSends: this.status.failedSends,
       inbound: this.inbound,
     });

@@ -112,7 +112,7 @@ async function sendOne(rt: AgentRuntime, req: Queued): Promise<SendOutcome> {
       confirm(rt.now());
       rt.noteError('send', err);
       const info = failureInfo(err);
-      let after = afterFailure(rt, req, retry, info);
+      let after = afterFailure(rt, req, retry, info, attemptAt);
       if ('reconcile' in after) after = await afterReconcile(rt, retry, info, attemptAt);
       if ('outcome' in after) return after.outcome;
       retry = after.retry;
@@ -146,17 +146,22 @@ function afterFailure(
   req: Queued,
   retry: RetryState,
   info: FailureInfo,
+  attemptAt: number,
 ): AfterFailure | { reconcile: true } {
   const random = () => Math.random(); // Seeded per run by the SDK: the same on replay.
   const verdict = sendVerdict(info);
+  const max = rt.tuning.maxSendAttempts;
   // Refused, not sent: nothing the human could have seen (an ambiguous attempt stays).
   if (verdict.kind !== 'ambiguous') rt.inFlight.settled();
   if (verdict.kind === 'final') {
     const refusal = refusalOf(rt.agentKey, 'send', info, new Date(rt.now()).toISOString());
-    if (refusal) rt.halt(refusal);
+    // Refused with the token before the last resume (a worker with a new one started): nothing
+    // was sent, and the new token is tried at once.
+    if (refusal && rt.status.predatesResume(attemptAt) && retryAllowed(retry, 'rejection', max))
+      return { retry, notBefore: rt.now() };
+    if (refusal) rt.halt(refusal, attemptAt);
     return failed(retry, verdict.type, info.message);
   }
-  const max = rt.tuning.maxSendAttempts;
   if (verdict.kind === 'rejected') {
     if (!retryAllowed(retry, 'rejection', max)) return failed(retry, 'SendRejected', info.message);
     const next = retryAfterRejection(retry, verdict.rejection, rt.tuning, random);

@@ -3,7 +3,22 @@
  * rejects a bad request before it enters history, and a bad `sendRequest` signal is answered
  * with a `SendInvalid` outcome instead of being dropped.
  */
+import { ApplicationFailure } from '@temporalio/common';
 import type { SendOutcome, SendRequest } from '../../protocol';
+import { AGENT_MOVING } from '../../protocol/failures';
+
+/**
+ * The refusal of a send update while the run drains before continue-as-new (`AGENT_MOVING`):
+ * the caller sends again, to the next run.
+ */
+export function refuseWhileMoving(draining: boolean): void {
+  if (!draining) return;
+  throw ApplicationFailure.create({
+    type: AGENT_MOVING,
+    message: 'the agent is moving to its next run (continue-as-new): send again',
+    nonRetryable: true,
+  });
+}
 
 /** Why `req` is not a usable send request, or undefined when it is. */
 export function sendRequestProblem(req: unknown): string | undefined {

@@ -37,6 +37,8 @@ export interface CarriedState
   lastError?: AgentError;
   /** Set while a final refusal has stopped the agent (see `workflows/engine/refusal.ts`). */
   refusal?: AgentRefusal;
+  /** When the agent was last resumed: a refusal of a request handed out before it is stale. */
+  resumedAt?: number;
   /** The last send requests given up (see `AgentStatus`). */
   failedSends?: FailedSend[];
   counters: AgentCounters;

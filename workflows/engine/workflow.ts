@@ -30,7 +30,7 @@ import { runPollLoop } from './poll-loop';
 import { AgentRuntime } from './runtime';
 import { SendIntake } from './send-intake';
 import { runOutbox } from './send-loop';
-import { sendRequestProblem } from './send-request';
+import { refuseWhileMoving, sendRequestProblem } from './send-request';
 import { stateView } from './state-view';
 import { runStatusLoop } from './status-loop';
 import { Supervisor } from './supervisor';
@@ -114,7 +114,13 @@ async function moveHandlers(rt: AgentRuntime): Promise<void> {
 
 /** The protocol's handlers, each onto the part that owns what it changes. */
 function registerHandlers(rt: AgentRuntime, ops: OpsIntake, sends: SendIntake): void {
-  setCheckedUpdate(sendUpdate, sendRequestSchema, (req) => sends.update(req), sendRequestProblem);
+  setCheckedUpdate(
+    sendUpdate,
+    sendRequestSchema,
+    (req) => sends.update(req),
+    sendRequestProblem,
+    () => refuseWhileMoving(rt.lifecycle.draining),
+  );
   setHandler(opsSignal, (arg: unknown) => ops.signal(arg));
   setHandler(wakeSignal, () => rt.lifecycle.wake());
   setCheckedSignal(resumeSignal, resumeSchema, () => rt.resume());

@@ -13,12 +13,27 @@ const refusal = (status: AgentRefusal['status']): AgentRefusal => ({
 describe('agent status', () => {
   it('keeps the first refusal until resumed, and tells whether a halt was new', () => {
     const s = new AgentStatus();
-    expect(s.halt(refusal('unauthorized'))).toBe(true);
-    expect(s.halt(refusal('refused'))).toBe(false);
+    expect(s.halt(refusal('unauthorized'), 100)).toBe(true);
+    expect(s.halt(refusal('refused'), 200)).toBe(false);
     expect(s.refusal?.status).toBe('unauthorized');
-    expect(s.resume()?.status).toBe('unauthorized');
+    expect(s.resume(300)?.status).toBe('unauthorized');
     expect(s.refusal).toBeUndefined();
-    expect(s.resume()).toBeUndefined();
+    expect(s.resume(400)).toBeUndefined();
+  });
+
+  it('ignores a refusal of a request handed out before the last resume (the old token), carried', () => {
+    const s = new AgentStatus();
+    // A worker with a new token resumes the agent (no refusal yet) at 1000; the failure of the
+    // poll the old worker made at 900 arrives after it.
+    expect(s.resume(1000)).toBeUndefined();
+    expect(s.predatesResume(900)).toBe(true);
+    expect(s.halt(refusal('unauthorized'), 900)).toBe(false);
+    expect(s.refusal).toBeUndefined();
+    // A request handed out at or after the resume is refused with the new token: that stops it.
+    const next = new AgentStatus({ resumedAt: s.resumedAt });
+    expect(next.predatesResume(1000)).toBe(false);
+    expect(next.halt(refusal('unauthorized'), 1000)).toBe(true);
+    expect(next.refusal?.status).toBe('unauthorized');
   });
 
   it('books the last error, and carries both from the run before', () => {
