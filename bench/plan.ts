@@ -86,7 +86,7 @@ export function benchPlan(argv: string[]): BenchPlan {
   return {
     mode: quick ? 'quick' : 'full',
     servers: servers(values.get('--servers')),
-    latency: { messages: quick ? 15 : 100, spacingMs: 2000 },
+    latency: { messages: quick ? 12 : 100, spacingMs: 2000 },
     throughput: {
       agents: 300,
       rates: quick ? [10, 30] : [10, 20, 30, 40],
@@ -107,7 +107,7 @@ export function benchPlan(argv: string[]): BenchPlan {
           scale: 'full scale: the spec’s limits, human every 6 s, two replies each',
         },
     recovery: { kills: quick ? 2 : 5 },
-    cost: { n: quick ? 3 : 6 },
+    cost: { n: quick ? 2 : 6 },
     sendBudget: { sends: 40, windowMs: quick ? 6000 : 60_000, limit: 12, reminders: 3 },
     fleet: {
       agentCounts: fleet
