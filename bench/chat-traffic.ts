@@ -1,11 +1,12 @@
 /**
- * Human traffic for the fleet bench: `echo <tag><n>` messages spread over many agents of one
- * simulator at a fixed rate, and the latency of each (human wrote → echo accepted by the
- * service, from the simulator's transcript).
+ * Human traffic for the fleet, throughput, recovery and soak sections: `echo <tag><n>` messages
+ * spread over many agents of one simulator at a fixed rate, and the latency of each (human wrote
+ * → echo accepted by the service, from the simulator's transcript); and the moment every agent
+ * of a fleet has polled (the simulator's totals, one request however many agents).
  */
 import { mapLimited } from '../core/map-limited';
 import type { RunningSimulator } from '../simulator';
-import { percentiles, type Percentiles } from './latency';
+import { percentiles, type Percentiles } from './percentiles';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -75,4 +76,27 @@ export async function collectEchoes(
     .filter((w) => replies.has(`${w.agent}\n${w.text}`))
     .map((w) => replies.get(`${w.agent}\n${w.text}`)! - w.at);
   return { written: written.length, answered: samples.length, latency: percentiles(samples), samples };
+}
+
+/** Echo traffic over `agents`: `messages` at `perSecond`, then every answer awaited (up to `graceMs`). */
+export async function echoTraffic(
+  sim: RunningSimulator,
+  agents: string[],
+  o: { perSecond: number; messages: number; tag: string; graceMs?: number },
+): Promise<TrafficResult & { ids: string[] }> {
+  const written = await writeEchoes(sim, agents, { rate: o.perSecond, count: o.messages, tag: o.tag });
+  const result = await collectEchoes(sim, written, o.graceMs ?? 30_000);
+  return { ...result, ids: written.map((w) => w.id!).filter(Boolean) };
+}
+
+/** Waits until `count` agents of `sim` have polled at least once (the simulator's totals); resolves when. */
+export async function allPolled(sim: RunningSimulator, count: number, timeoutMs: number): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const polled = (await sim.control.totals()).endpoints.updates.agents;
+    if (polled >= count) return Date.now();
+    if (Date.now() > deadline)
+      throw new Error(`bench: ${polled} of ${count} agents had polled after ${timeoutMs / 1000} s`);
+    await sleep(250);
+  }
 }

@@ -9,7 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import { requestApproval } from '../client/approval-handle';
 import { startSimulator, type RunningSimulator } from '../simulator';
-import { startAmsflowAgent, waitUntil, type BenchTemporal } from './latency';
+import { startAmsflowAgent, type BenchTemporal } from './latency';
+import { waitUntil } from './wait-until';
 import { addCounts, agentEvents, countEvents, perUnit, workflowCounts, type Counts } from './message-cost';
 
 export type CostScenario = 'echo' | 'signupStep' | 'approval' | 'reminder';
@@ -65,6 +66,47 @@ async function rangedEvents(stage: Stage, workflowId: string, from: number, to: 
   return (history?.events ?? []).filter((e) => ms(e) >= from && ms(e) <= to);
 }
 
+/** The human's side of one agent's chat on `sim`. */
+function stageOf(temporal: BenchTemporal, sim: RunningSimulator, agentKey: string): Stage {
+  const texts = async () =>
+    (await sim.control.transcript({ agent: agentKey })).sent.map(
+      (s) => (s.body as { text?: { body?: string } }).text?.body ?? '',
+    );
+  return {
+    temporal,
+    sim,
+    agentKey,
+    taskQueue: `bench-${agentKey}`,
+    texts,
+    say: async (text, quote) => (await sim.control.humanText(text, { agent: agentKey, quote })).id,
+    saw: async (what, test, nth = 1) => {
+      await waitUntil(what, async () => (await texts()).filter(test).length >= nth, 60_000);
+      // The human reads it, and its receipts come in, before the next step.
+      const last = (await sim.control.transcript({ agent: agentKey })).sent.at(-1);
+      if (last) await sim.control.read({ id: last.id, agent: agentKey });
+      await sleep(2000);
+    },
+  };
+}
+
+/** An approval asked from outside (`requestApproval`), answered "yes" by quoting the question. */
+async function approval(stage: Stage, i: number): Promise<string[]> {
+  const handle = await requestApproval(stage.temporal.client, {
+    agentKey: stage.agentKey,
+    id: `a${i}`,
+    question: `Ship ${i}?`,
+    timeout: '10m',
+    taskQueue: stage.taskQueue,
+  });
+  await stage.saw(`approval ${i}`, (t) => t.startsWith(`Approval needed: Ship ${i}?`));
+  const asked = (await stage.sim.control.transcript({ agent: stage.agentKey })).sent.at(-1)!;
+  // The answer goes to the approval workflow: no handler of its own.
+  await stage.say('yes', asked.id);
+  await stage.saw(`approved ${i}`, (t) => t === `Approved: Ship ${i}?`);
+  await handle.result();
+  return [handle.workflowId];
+}
+
 /** The four scenarios, `n` of each, against `temporal`. */
 export async function measureCosts(temporal: BenchTemporal, n: number): Promise<CostRow[]> {
   const id = randomUUID().slice(0, 8);
@@ -76,26 +118,12 @@ export async function measureCosts(temporal: BenchTemporal, n: number): Promise<
     agentKey: agent.id,
     token: agent.token,
     limits: {},
+  }).catch(async (err: unknown) => {
+    await sim.close();
+    throw err;
   });
-  const texts = async () =>
-    (await sim.control.transcript({ agent: agent.id })).sent.map(
-      (s) => (s.body as { text?: { body?: string } }).text?.body ?? '',
-    );
-  const stage: Stage = {
-    temporal,
-    sim,
-    agentKey: agent.id,
-    taskQueue: `bench-${agent.id}`,
-    texts,
-    say: async (text, quote) => (await sim.control.humanText(text, { agent: agent.id, quote })).id,
-    saw: async (what, test, nth = 1) => {
-      await waitUntil(what, async () => (await texts()).filter(test).length >= nth, 60_000);
-      // The human reads it, and its receipts come in, before the next step.
-      const last = (await sim.control.transcript({ agent: agent.id })).sent.at(-1);
-      if (last) await sim.control.read({ id: last.id, agent: agent.id });
-      await sleep(2000);
-    },
-  };
+  const stage = stageOf(temporal, sim, agent.id);
+  const handler = (m: string) => [`agent:${agent.id}:msg:${m}`];
   try {
     await stage.say('echo warm-up');
     await stage.saw('the warm-up echo', (t) => t === 'warm-up');
@@ -103,34 +131,25 @@ export async function measureCosts(temporal: BenchTemporal, n: number): Promise<
       await measure(stage, 'echo', n, async (i) => {
         const m = await stage.say(`echo e${i}`);
         await stage.saw(`echo ${i}`, (t) => t === `e${i}`);
-        return [`agent:${agent.id}:msg:${m}`];
+        return handler(m);
       }),
       await signupSteps(stage, n),
-      await measure(stage, 'approval', n, async (i) => {
-        const handle = await requestApproval(temporal.client, {
-          agentKey: agent.id,
-          id: `a${i}`,
-          question: `Ship ${i}?`,
-          timeout: '10m',
-          taskQueue: stage.taskQueue,
-        });
-        await stage.saw(`approval ${i}`, (t) => t.startsWith(`Approval needed: Ship ${i}?`));
-        const asked = (await sim.control.transcript({ agent: agent.id })).sent.at(-1)!;
-        // The answer goes to the approval workflow: no handler of its own.
-        await stage.say('yes', asked.id);
-        await stage.saw(`approved ${i}`, (t) => t === `Approved: Ship ${i}?`);
-        await handle.result();
-        return [handle.workflowId];
-      }),
+      await measure(stage, 'approval', n, (i) => approval(stage, i)),
       await measure(stage, 'reminder', n, async (i) => {
         const m = await stage.say(`remind me in 2 seconds to r${i}`);
         await stage.saw(`reminder ${i} set`, (t) => t.endsWith(`: r${i}`));
         await stage.saw(`reminder ${i} fired`, (t) => t === `⏰ r${i}`);
-        return [`agent:${agent.id}:msg:${m}`];
+        return handler(m);
       }),
     ];
   } finally {
     await amsflow.shutdown();
+    // Nothing of this agent may go on loading the server during the next part.
+    for (const wf of [`agent:${agent.id}`, `reminders:${agent.id}`])
+      await temporal.client.workflow
+        .getHandle(wf)
+        .terminate('bench over')
+        .catch(() => undefined);
     await sim.close();
   }
 }

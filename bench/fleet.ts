@@ -1,71 +1,79 @@
 /**
- * Agents per worker and messages per second: one real worker process (`worker/main.ts`) serving
- * 1, 10, 100 or 1,000 agents of one simulator, on the bench's dev server. For each count: the
- * start (every agent answering a first echo), the worker's RSS, an idle stretch (CPU and history
- * events per idle agent), and echo traffic at a low rate (p50/p99). For one count, a ladder of
- * rates finds the highest held with p99 under 1 s and every message answered; the cost of one
- * handled message (workflow tasks, activity tasks, history events, CPU ms) comes from the
- * single-agent run. Limits are raised (1000 a window): the figures are the engine's, not the
- * service's pacing.
+ * Agents per worker: one real worker process (`worker/main.ts`) serving 1, 10, 100, 1,000 (and
+ * 10,000) agents of one simulator, on the bench's dev server. For each count: how long until the
+ * worker runs and until every agent has polled the service (the simulator's totals), the
+ * worker's RSS (now and at its peak), an idle stretch (CPU, history events per idle agent), and
+ * echo traffic at a low rate (p50/p99, set against a single agent's). The worker's heap limit
+ * (`--max-old-space-size`) and workflow-cache bound are options, reported with the figures.
+ * Limits are raised (1000 a window): the figures are the engine's, not the service's pacing.
+ * `startFleet` is the throughput section's fleet too.
  */
 import { randomUUID } from 'node:crypto';
 import { mapLimited } from '../core/map-limited';
 import { startSimulator, type RunningSimulator } from '../simulator';
-import { collectEchoes, writeEchoes, type TrafficResult } from './chat-traffic';
+import { allPolled, echoTraffic, type TrafficResult } from './chat-traffic';
 import type { BenchTemporal } from './latency';
-import { messageCost, type MessageCost } from './message-cost';
-import { cpuMeter, rssMb } from './proc-stats';
+import { cpuMeter, peakRssMb, rssMb } from './proc-stats';
 import { raisedLimits } from './scaled-tuning';
 import { startBenchWorker, type BenchWorker } from './worker-process';
 
 const LIMITS = raisedLimits(1000);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export interface FleetOptions {
+/** How the fleet's worker process runs. */
+export interface FleetWorkerSettings {
+  /** `--max-old-space-size` of the worker (MB); default: Node's. */
+  heapMb?: number;
+  /** `AMSFLOW_MAX_CACHED_WORKFLOWS`; default: the worker's own bound, which follows the heap. */
+  maxCachedWorkflows?: number;
+  /** A prebuilt workflow bundle (bench/worker-process.ts). */
+  workflowBundle?: string;
+}
+
+export interface FleetOptions extends FleetWorkerSettings {
   agentCounts: number[];
   idleMs: number;
   lowRate: { perSecond: number; messages: number };
-  ladder: { agents: number; rates: number[]; secondsPerStep: number };
-  workflowBundle?: string;
   progress(line: string): void;
 }
 
 export interface FleetRow {
   agents: number;
-  /** Spawn → every agent has answered a first echo. */
-  readyMs: number;
+  /** Spawn → `amsflow: running` (every agent's workflow started, 32 at a time). */
+  workerStartMs: number;
+  /** Spawn → every agent has polled the service at least once. */
+  pollingMs: number;
+  /** Once every agent polls (and 5 s more). */
   workerRssMb: number;
   serverRssMb: number;
   idle: { workerCores: number; serverCores: number; eventsPerAgentMinute: number };
   lowRate: { perSecond: number } & Omit<TrafficResult, 'samples'>;
   workerRssAfterMb: number;
-}
-
-export interface RateStep {
-  perSecond: number;
-  written: number;
-  answered: number;
-  p50Ms: number;
-  p99Ms: number;
-  workerCores: number;
-  serverCores: number;
-  /** Worker + server CPU ms per answered message. */
-  cpuMsPerMessage: number;
+  /** The worker's peak RSS (VmHWM) over the whole row. */
+  workerRssPeakMb: number;
 }
 
 export interface FleetResult {
   rows: FleetRow[];
-  ladder?: { agents: number; steps: RateStep[]; bestPerSecond: number | null };
-  messageCost?: MessageCost;
+  /** Agent counts whose row could not be measured (the worker did not start, not every agent polled in 10 minutes, ...). */
+  failed: { agents: number; error: string }[];
+  /** The worker's settings: `heapMb` and `maxCachedWorkflows` undefined = the defaults. */
+  worker: { heapMb?: number; maxCachedWorkflows?: number };
 }
 
-interface Fleet {
+export interface Fleet {
   sim: RunningSimulator;
   worker: BenchWorker;
   agents: string[];
   close(): Promise<void>;
 }
 
-async function startFleet(temporal: BenchTemporal, count: number, bundle?: string): Promise<Fleet> {
+/** A simulator with `count` agents and one worker process serving them all. */
+export async function startFleet(
+  temporal: BenchTemporal,
+  count: number,
+  settings: FleetWorkerSettings = {},
+): Promise<Fleet> {
   const tag = randomUUID().slice(0, 6);
   const agents = Array.from({ length: count }, (_, i) => ({
     id: `f${tag}-${i}`,
@@ -81,7 +89,12 @@ async function startFleet(temporal: BenchTemporal, count: number, bundle?: strin
       agents: agents.map((a) => ({ agentKey: a.id, token: a.token })),
       taskQueue: `fleet-${tag}`,
       limits: LIMITS,
-      workflowBundle: bundle,
+      workflowBundle: settings.workflowBundle,
+      nodeArgs: settings.heapMb ? [`--max-old-space-size=${settings.heapMb}`] : [],
+      env: settings.maxCachedWorkflows
+        ? { AMSFLOW_MAX_CACHED_WORKFLOWS: String(settings.maxCachedWorkflows) }
+        : {},
+      readyTimeoutMs: 600_000,
     });
   } catch (err) {
     await sim.close();
@@ -94,7 +107,7 @@ async function startFleet(temporal: BenchTemporal, count: number, bundle?: strin
     async close() {
       await worker.stop();
       // Nothing of this fleet may go on loading the server during the next one.
-      await mapLimited(agents, 16, (a) =>
+      await mapLimited(agents, 32, (a) =>
         temporal.client.workflow
           .getHandle(`agent:${a.id}`)
           .terminate('bench over')
@@ -116,102 +129,79 @@ async function sampleEvents(temporal: BenchTemporal, agents: string[]): Promise<
   return lengths.reduce((x, y) => x + y, 0);
 }
 
-async function traffic(
-  fleet: Fleet,
-  perSecond: number,
-  messages: number,
-  tag: string,
-  graceMs = 30_000,
-): Promise<TrafficResult & { ids: string[] }> {
-  const written = await writeEchoes(fleet.sim, fleet.agents, { rate: perSecond, count: messages, tag });
-  const result = await collectEchoes(fleet.sim, written, graceMs);
-  return { ...result, ids: written.map((w) => w.id!).filter(Boolean) };
+/** CPU and history events of an idle stretch of `idleMs`. */
+async function idleStretch(temporal: BenchTemporal, fleet: Fleet, idleMs: number): Promise<FleetRow['idle']> {
+  const events0 = await sampleEvents(temporal, fleet.agents);
+  const w = cpuMeter(fleet.worker.pid);
+  const s = cpuMeter(temporal.serverPid);
+  await sleep(idleMs);
+  const idleWorker = w.stop();
+  const idleServer = s.stop();
+  const events1 = await sampleEvents(temporal, fleet.agents);
+  const sampled = Math.min(20, fleet.agents.length);
+  return {
+    workerCores: idleWorker.cores,
+    serverCores: idleServer.cores,
+    eventsPerAgentMinute: +(((events1 - events0) / sampled) * (60_000 / idleMs)).toFixed(2),
+  };
+}
+
+/** One row: start the fleet, wait for every agent's first poll, idle, low-rate traffic. */
+async function fleetRow(temporal: BenchTemporal, count: number, options: FleetOptions): Promise<FleetRow> {
+  options.progress(`fleet: ${count} agent(s): starting the worker`);
+  const fleet = await startFleet(temporal, count, options);
+  try {
+    const polledAt = await allPolled(fleet.sim, count, 600_000);
+    const pollingMs = polledAt - fleet.worker.spawnedAt;
+    options.progress(
+      `fleet: ${count}: running in ${fleet.worker.startupMs} ms, all polling in ${pollingMs} ms`,
+    );
+    // The first polls' pages and start-up work settle before the memory is read.
+    await sleep(5000);
+    const workerRssMb = rssMb(fleet.worker.pid);
+    const serverRssMb = rssMb(temporal.serverPid);
+    const idle = await idleStretch(temporal, fleet, options.idleMs);
+    options.progress(
+      `fleet: ${count}: idle ${options.idleMs / 1000} s, then ${options.lowRate.perSecond} msg/s`,
+    );
+    const {
+      samples: _s,
+      ids: _i,
+      ...low
+    } = await echoTraffic(fleet.sim, fleet.agents, {
+      ...options.lowRate,
+      tag: 'l',
+    });
+    return {
+      agents: count,
+      workerStartMs: fleet.worker.startupMs,
+      pollingMs,
+      workerRssMb,
+      serverRssMb,
+      idle,
+      lowRate: { perSecond: options.lowRate.perSecond, ...low },
+      workerRssAfterMb: rssMb(fleet.worker.pid),
+      workerRssPeakMb: peakRssMb(fleet.worker.pid),
+    };
+  } finally {
+    await fleet.close();
+  }
 }
 
 export async function measureFleet(temporal: BenchTemporal, options: FleetOptions): Promise<FleetResult> {
-  const result: FleetResult = { rows: [] };
+  const result: FleetResult = {
+    rows: [],
+    failed: [],
+    worker: { heapMb: options.heapMb, maxCachedWorkflows: options.maxCachedWorkflows },
+  };
   for (const count of options.agentCounts) {
-    options.progress(`fleet: ${count} agent(s): starting the worker`);
-    const fleet = await startFleet(temporal, count, options.workflowBundle);
     try {
-      const warm = await traffic(fleet, Math.max(count, 1), count, 'w', 180_000);
-      const readyMs = fleet.worker.startupMs + Math.round(warm.latency.maxMs);
-      options.progress(
-        `fleet: ${count}: ready in ${readyMs} ms (${warm.answered}/${warm.written} warm-up echoes)`,
-      );
-      // The warm-up's receipts come in for a few seconds more: let them, then watch an idle stretch.
-      await new Promise((r) => setTimeout(r, 5000));
-      const workerRssMb = rssMb(fleet.worker.pid);
-      const serverRssMb = rssMb(temporal.serverPid);
-      const events0 = await sampleEvents(temporal, fleet.agents);
-      const w = cpuMeter(fleet.worker.pid);
-      const s = cpuMeter(temporal.serverPid);
-      await new Promise((r) => setTimeout(r, options.idleMs));
-      const idleWorker = w.stop();
-      const idleServer = s.stop();
-      const events1 = await sampleEvents(temporal, fleet.agents);
-      const sampled = Math.min(20, count);
-      const eventsPerAgentMinute = +(((events1 - events0) / sampled) * (60_000 / options.idleMs)).toFixed(2);
-      options.progress(`fleet: ${count}: idle ${options.idleMs / 1000} s, low-rate traffic`);
-      const t0 = Date.now();
-      const low = await traffic(fleet, options.lowRate.perSecond, options.lowRate.messages, 'l');
-      if (count === 1) {
-        result.messageCost = await messageCost(
-          temporal.client,
-          fleet.agents[0],
-          low.ids,
-          t0,
-          Date.now() + 5000,
-        );
-      }
-      const { samples: _s, ids: _i, ...lowFigures } = low;
-      result.rows.push({
-        agents: count,
-        readyMs,
-        workerRssMb,
-        serverRssMb,
-        idle: { workerCores: idleWorker.cores, serverCores: idleServer.cores, eventsPerAgentMinute },
-        lowRate: { perSecond: options.lowRate.perSecond, ...lowFigures },
-        workerRssAfterMb: rssMb(fleet.worker.pid),
-      });
-      if (count === options.ladder.agents) result.ladder = await ladder(temporal, fleet, options);
-    } finally {
-      await fleet.close();
+      result.rows.push(await fleetRow(temporal, count, options));
+    } catch (err) {
+      const error = err instanceof Error ? err.message : String(err);
+      options.progress(`fleet: ${count} agent(s) failed: ${error}`);
+      result.failed.push({ agents: count, error });
     }
   }
   return result;
-}
-
-async function ladder(
-  temporal: BenchTemporal,
-  fleet: Fleet,
-  options: FleetOptions,
-): Promise<FleetResult['ladder']> {
-  const steps: RateStep[] = [];
-  for (const perSecond of options.ladder.rates) {
-    options.progress(`fleet: ${fleet.agents.length} agents at ${perSecond} msg/s`);
-    const w = cpuMeter(fleet.worker.pid);
-    const s = cpuMeter(temporal.serverPid);
-    const step = await traffic(fleet, perSecond, perSecond * options.ladder.secondsPerStep, `r${perSecond}-`);
-    const wc = w.stop();
-    const sc = s.stop();
-    steps.push({
-      perSecond,
-      written: step.written,
-      answered: step.answered,
-      p50Ms: step.latency.p50Ms,
-      p99Ms: step.latency.p99Ms,
-      workerCores: wc.cores,
-      serverCores: sc.cores,
-      cpuMsPerMessage: +((wc.cpuMs + sc.cpuMs) / Math.max(1, step.answered)).toFixed(1),
-    });
-    const held = step.answered === step.written && step.latency.p99Ms < 1000;
-    if (!held) break; // beyond what it holds: higher rates only pile up
-  }
-  const held = steps.filter((s) => s.answered === s.written && s.p99Ms < 1000);
-  return {
-    agents: fleet.agents.length,
-    steps,
-    bestPerSecond: held.length > 0 ? Math.max(...held.map((s) => s.perSecond)) : null,
-  };
 }

@@ -109,39 +109,3 @@ export async function workflowCounts(client: Client, workflowIds: string[]): Pro
     countEvents((await client.workflow.getHandle(id).fetchHistory()).events ?? []),
   );
 }
-
-export interface MessageCost {
-  messages: number;
-  /** Per message: the agent workflow's share and the handlers', and their sum. */
-  agent: Counts;
-  handler: Counts;
-  total: Counts;
-}
-
-/**
- * Cost per message of `messageIds`, handled by agent `agentKey` between `from` and `to` (epoch
- * ms): the agent workflow's events in that range, divided by the messages, plus the mean of
- * their handlers' whole histories.
- */
-export async function messageCost(
-  client: Client,
-  agentKey: string,
-  messageIds: string[],
-  from: number,
-  to: number,
-): Promise<MessageCost> {
-  const agent = countEvents(await agentEvents(client, agentKey, from, to));
-  const handlers = addCounts(
-    await workflowCounts(
-      client,
-      messageIds.map((id) => `agent:${agentKey}:msg:${id}`),
-    ),
-  );
-  const n = messageIds.length;
-  return {
-    messages: n,
-    agent: perUnit(agent, n),
-    handler: perUnit(handlers, n),
-    total: perUnit(addCounts([agent, handlers]), n),
-  };
-}

@@ -1,131 +1,145 @@
-/** The bench's console tables, one function a section (bench/run.ts prints them in order). */
-import type { FleetResult, FleetRow } from './fleet';
+/** The bench's console tables, one function a part (bench/run.ts prints them all at the end). */
+import type { FleetResult } from './fleet';
 import type { LatencyResult } from './latency';
 import type { LiveChatResult } from './live-chat';
-import type { FleetPoint } from './plots';
 import type { RecoveryResult } from './recovery';
-import type { SoakResult } from './soak';
+import { ok, type BenchResults, type Maybe, type ServerResults } from './run-results';
+import type { BurstFigures, SendBudgetResult } from './send-budget';
+import { targetRows } from './targets';
+import type { ThroughputResult } from './throughput';
 
-/** A fleet row as the plots take it: agents, the worker's RSS, the low-rate p99. */
-export function fleetPoint(row: FleetRow): FleetPoint {
-  return { agents: row.agents, rssMb: row.workerRssAfterMb, p99Ms: row.lowRate.latency.p99Ms };
+/** Whether to print the part: a note for a failed one, nothing for one that did not run. */
+function ran<T>(what: string, v: Maybe<T>): v is T {
+  if (v && typeof v === 'object' && 'error' in v) console.log(`\n${what}: not measured (${String(v.error)})`);
+  return ok(v) !== undefined;
 }
 
-export function printSoak(soak: SoakResult | { error: string }): void {
-  if ('error' in soak) {
-    console.log(`soak: not measured (${soak.error})`);
-    return;
-  }
-  console.log('\nhistory soak, one agent:');
-  console.table({ soak });
-}
+const pct = (p: { n: number; p50Ms: number; p95Ms: number; p99Ms: number; maxMs?: number }) => ({
+  n: p.n,
+  p50: p.p50Ms,
+  p95: p.p95Ms,
+  p99: p.p99Ms,
+  max: p.maxMs,
+});
 
-export function printFleet(fleet: FleetResult | { error: string }): void {
-  if ('error' in fleet) {
-    console.log(`fleet: not measured (${fleet.error})`);
-    return;
-  }
-  console.log('\nagents on one worker process (limits raised; echo traffic):');
-  console.table(
-    Object.fromEntries(
-      fleet.rows.map((r) => [
-        `${r.agents} agent(s)`,
-        {
-          'ready ms': r.readyMs,
-          'worker RSS MB': r.workerRssMb,
-          'RSS after MB': r.workerRssAfterMb,
-          'server RSS MB': r.serverRssMb,
-          'idle worker cores': r.idle.workerCores,
-          'idle server cores': r.idle.serverCores,
-          'idle events/agent/min': r.idle.eventsPerAgentMinute,
-          [`p50 ms @${r.lowRate.perSecond}/s`]: r.lowRate.latency.p50Ms,
-          [`p99 ms @${r.lowRate.perSecond}/s`]: r.lowRate.latency.p99Ms,
-          answered: `${r.lowRate.answered}/${r.lowRate.written}`,
-        },
-      ]),
-    ),
-  );
-  if (fleet.ladder) {
-    console.log(`message rate ladder, ${fleet.ladder.agents} agents:`);
-    console.table(Object.fromEntries(fleet.ladder.steps.map((s) => [`${s.perSecond} msg/s`, s])));
-    console.log(`highest rate held (p99 < 1 s, all answered): ${fleet.ladder.bestPerSecond ?? 'none'} msg/s`);
-  }
-  if (fleet.messageCost) {
-    const c = fleet.messageCost;
-    console.log(`cost of one handled message (${c.messages} echoes, one agent):`);
-    console.table({ 'agent workflow': c.agent, handler: c.handler, total: c.total });
-  }
-}
-
-export function printRecovery(recovery: RecoveryResult | { error: string }): void {
-  if ('error' in recovery) {
-    console.log(`recovery: not measured (${recovery.error})`);
-    return;
-  }
-  console.log('\nrecovery after SIGKILL of the worker (a new process started at once):');
-  console.table(recovery.runs);
-}
-
-export function printLatency(latency: LatencyResult | { error: string }): void {
-  if ('error' in latency) {
-    console.log(`added latency: not measured (${latency.error})`);
-    return;
-  }
+function printLatency(on: string, latency: Maybe<LatencyResult>): void {
+  if (!ran(`added latency ${on}`, latency)) return;
   console.log(
-    `\nhuman message → reply accepted, ${latency.messages} echoes each, one every ${latency.spacingMs} ms, ` +
-      'limits raised (ms):',
-  );
-  const row = (p: { p50Ms: number; p95Ms: number; p99Ms: number; n: number }) => ({
-    n: p.n,
-    p50: p.p50Ms,
-    p95: p.p95Ms,
-    p99: p.p99Ms,
-  });
-  console.table({
-    amsflow: row(latency.amsflow),
-    'plain loop': row(latency.plain),
-    'added (amsflow − plain)': { n: '', ...rename(latency.addedMs) },
-    'ratio (amsflow ÷ plain)': { n: '', ...rename(latency.ratio) },
-  });
-  console.log(`429s: amsflow ${latency.status429.amsflow}, plain ${latency.status429.plain}`);
-  if (latency.breakdown) {
-    console.log(
-      `amsflow breakdown from the agent workflow's history (${latency.breakdown.matched} messages, ms):`,
-    );
-    console.table(
-      Object.fromEntries(Object.entries(latency.breakdown.steps).map(([step, p]) => [step, row(p)])),
-    );
-    const { asked, firedAfter } = latency.breakdown.shortTimers;
-    console.log(
-      `short timers of the agent workflow (receipt settle; no poll open while one runs): ${asked.n}, ` +
-        `asked p50 ${asked.p50Ms} ms, fired after p50 ${firedAfter.p50Ms} ms, p95 ${firedAfter.p95Ms} ms`,
-    );
-  }
-}
-
-const rename = (r: { p50: number; p95: number; p99: number }) => ({ p50: r.p50, p95: r.p95, p99: r.p99 });
-
-export function printLiveChat(live: LiveChatResult | { error: string }): void {
-  if ('error' in live) {
-    console.log(`live chat: not measured (${live.error})`);
-    return;
-  }
-  console.log(
-    `\nlive chat, amsflow (${live.scale}), ${live.messages} messages, ${live.repliesSent} replies (ms):`,
+    `\nhuman message → reply accepted ${on}, ${latency.messages} echoes each, one every ${latency.spacingMs} ms (ms):`,
   );
   console.table({
-    'pick-up (wrote → handler started)': {
-      p50: live.pickup.p50Ms,
-      p95: live.pickup.p95Ms,
-      max: live.pickup.maxMs,
-    },
-    'wrote → second reply accepted': {
-      p50: live.bothReplies.p50Ms,
-      p95: live.bothReplies.p95Ms,
-      max: live.bothReplies.maxMs,
-    },
+    amsflow: pct(latency.amsflow),
+    'plain loop': pct(latency.plain),
+    'added (amsflow − plain)': latency.addedMs,
+    'ratio (amsflow ÷ plain)': latency.ratio,
+  });
+  if (!latency.breakdown) return;
+  console.log(`per hop, from the agent workflow's history (${latency.breakdown.matched} messages, ms):`);
+  console.table(Object.fromEntries(Object.entries(latency.breakdown.steps).map(([hop, p]) => [hop, pct(p)])));
+}
+
+function printThroughput(who: string, t: Maybe<ThroughputResult>): void {
+  if (!ran(`throughput, ${who}`, t)) return;
+  console.log(`\nthroughput, ${who}: ${t.agents} agents, ${t.secondsPerStep} s a step (CPU in cores):`);
+  console.table(Object.fromEntries(t.steps.map((s) => [`${s.perSecond} msg/s`, s])));
+  console.log(`highest rate held (p99 ≤ 1 s, all answered): ${t.bestPerSecond ?? 'none'} msg/s`);
+}
+
+function printLiveChat(on: string, live: Maybe<LiveChatResult>): void {
+  if (!ran(`live chat ${on}`, live)) return;
+  console.log(
+    `\nlive chat ${on} (${live.scale}), ${live.messages} messages, ${live.repliesSent} replies (ms):`,
+  );
+  console.table({
+    'pick-up (wrote → handler started)': pct(live.pickup),
+    'wrote → second reply accepted': pct(live.bothReplies),
   });
   console.log(
     `429s: updates ${live.status429.updates}, messages ${live.status429.messages}, all ${live.status429.total}`,
   );
+}
+
+function printRecovery(on: string, recovery: Maybe<RecoveryResult>): void {
+  if (!ran(`recovery ${on}`, recovery)) return;
+  console.log(`\nrecovery after SIGKILL of the worker ${on} (a new process started at once):`);
+  console.table(recovery.runs);
+}
+
+function printServer(s: ServerResults): void {
+  const on = `(${s.kind} server)`;
+  console.log(`\n=== ${s.server}`);
+  printLatency(on, s.latency);
+  printThroughput(`amsflow ${on}`, s.throughput);
+  printLiveChat(on, s.liveChat);
+  printRecovery(on, s.recovery);
+}
+
+export function printSendBudget(b: Maybe<SendBudgetResult>): void {
+  if (!ran('send budget', b)) return;
+  console.log(
+    `\nsend budget: ${b.sends} sends in two waves ${b.secondWaveAfterMs} ms apart, ${b.limit} per ${b.windowMs} ms; ` +
+      `the second burst with mark-read + typing every ${b.statusEveryMs} ms and ${b.reminders} reminders due between its waves:`,
+  );
+  const row = (f: BurstFigures) => ({
+    'pick-up ms': f.pickupMs,
+    [`first ${b.limit} out ms`]: f.firstWindowOutMs,
+    'last out ms': f.offsetsMs.at(-1),
+    'late p50 ms': f.latenessMs.p50,
+    'late max ms': f.latenessMs.max,
+    'sustained ÷ limit': f.sustainedRatio,
+    '429s': Object.values(f.status429).reduce((x, y) => x + y, 0),
+    'mark-reads': f.statusRequests.markRead,
+    typing: f.statusRequests.typing,
+    'replies after 1st reminder': f.reminders?.repliesAfterFirst ?? '',
+    'agent activities': JSON.stringify(f.agentHistory.activities),
+  });
+  console.table({ amsflow: row(b.baseline), 'amsflow + statuses + reminders': row(b.withStatuses) });
+  console.log(
+    `vs baseline, per send: p50 ${b.statusDelayMs.p50} ms, max ${b.statusDelayMs.max} ms; ` +
+      `second wave: p50 ${b.secondWaveDelayMs.p50} ms, max ${b.secondWaveDelayMs.max} ms`,
+  );
+}
+
+function printFleet(fleet: Maybe<FleetResult>): void {
+  if (!ran('fleet', fleet)) return;
+  console.log(
+    `\nagents on one worker process (heap ${fleet.worker.heapMb ?? 'default'} MB, cache ${fleet.worker.maxCachedWorkflows ?? 'follows the heap'}):`,
+  );
+  const rows = fleet.rows.map((r) => [
+    `${r.agents} agent(s)`,
+    {
+      'running ms': r.workerStartMs,
+      'all polling ms': r.pollingMs,
+      'RSS MB': r.workerRssMb,
+      'peak RSS MB': r.workerRssPeakMb,
+      'server RSS MB': r.serverRssMb,
+      'idle worker cores': r.idle.workerCores,
+      'idle events/agent/min': r.idle.eventsPerAgentMinute,
+      [`p50 ms @1/s`]: r.lowRate.latency.p50Ms,
+      [`p99 ms @1/s`]: r.lowRate.latency.p99Ms,
+      answered: `${r.lowRate.answered}/${r.lowRate.written}`,
+    },
+  ]);
+  console.table(Object.fromEntries(rows));
+  for (const f of fleet.failed) console.log(`${f.agents} agents: not measured (${f.error})`);
+}
+
+/** Every table of `r`, then the targets. */
+export function printResults(r: BenchResults): void {
+  console.table({ 'sendText (sequential)': r.client.sendText, 'getUpdates page of 50': r.client.getUpdates });
+  console.log(
+    `pacing step: ${r.pacing.slidingWindowNsPerRequest} ns; bench memory: ${JSON.stringify(r.memoryMb)} MB`,
+  );
+  for (const s of Object.values(r.servers)) printServer(s);
+  console.log('\n=== once, on the embedded server');
+  if (ran('cost', r.cost)) {
+    console.log('\ncost per unit, from histories:');
+    console.table(Object.fromEntries(r.cost.map((c) => [`${c.scenario} (${c.units})`, c.perUnit])));
+  }
+  printSendBudget(r.sendBudget);
+  printFleet(r.fleet);
+  if (ran('soak', r.soak)) console.table({ soak: r.soak });
+  printThroughput('plain loop', r.plainThroughput);
+  console.log('\ntargets of issue 21:');
+  console.table(targetRows(r));
 }

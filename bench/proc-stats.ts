@@ -29,6 +29,30 @@ export function rssMb(pid: number): number {
   }
 }
 
+/** Peak resident set size of `pid` so far (VmHWM), in MB (NaN where /proc cannot be read). */
+export function peakRssMb(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1]);
+    return +(kb / 1024).toFixed(1);
+  } catch {
+    return NaN;
+  }
+}
+
+/** CPU use of this process (the bench: its simulators and plain loops) between now and `stop()`. */
+export function selfCpuMeter(): { stop(): { cpuMs: number; cores: number } } {
+  const t0 = Date.now();
+  const c0 = process.cpuUsage();
+  return {
+    stop() {
+      const used = process.cpuUsage(c0);
+      const ms = (used.user + used.system) / 1000;
+      return { cpuMs: ms, cores: +(ms / Math.max(1, Date.now() - t0)).toFixed(2) };
+    },
+  };
+}
+
 /** CPU use of `pid` between now and `stop()`, as a share of one core (1 = one core busy). */
 export function cpuMeter(pid: number): { stop(): { cpuMs: number; cores: number } } {
   const t0 = Date.now();

@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { waitUntil } from './latency';
+import { waitUntil } from './wait-until';
 
 const projectRoot = resolve(__dirname, '..');
 
@@ -16,6 +16,8 @@ export interface BenchWorker {
   pid: number;
   /** When the process printed `amsflow: running`, from its spawn (ms). */
   startupMs: number;
+  /** When it was spawned (epoch ms). */
+  spawnedAt: number;
   output: string[];
   /** Resolves when the process has exited (for any reason). */
   exited: Promise<void>;
@@ -35,18 +37,19 @@ export interface BenchWorkerOptions {
   /** A prebuilt workflow bundle (saves the bundling at every start). */
   workflowBundle?: string;
   env?: Record<string, string>;
+  /** Node's own flags for the process, e.g. `['--max-old-space-size=1024']`. */
+  nodeArgs?: string[];
   /** How long to wait for `amsflow: running` (default 300 s). */
   readyTimeoutMs?: number;
 }
 
-export async function startBenchWorker(options: BenchWorkerOptions): Promise<BenchWorker> {
-  const dir = mkdtempSync(join(tmpdir(), 'amsflow-bench-worker-'));
+/** `worker/main.ts` under ts-node, configured by `options`, its agents file in `dir`. */
+function spawnWorker(options: BenchWorkerOptions, dir: string): ChildProcess {
   const agentsFile = join(dir, 'agents.json');
   writeFileSync(agentsFile, JSON.stringify(options.agents));
-  const spawnedAt = Date.now();
-  const child: ChildProcess = spawn(
+  return spawn(
     process.execPath,
-    ['-r', 'ts-node/register/transpile-only', 'worker/main.ts'],
+    [...(options.nodeArgs ?? []), '-r', 'ts-node/register/transpile-only', 'worker/main.ts'],
     {
       cwd: projectRoot,
       env: {
@@ -65,6 +68,12 @@ export async function startBenchWorker(options: BenchWorkerOptions): Promise<Ben
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
+}
+
+export async function startBenchWorker(options: BenchWorkerOptions): Promise<BenchWorker> {
+  const dir = mkdtempSync(join(tmpdir(), 'amsflow-bench-worker-'));
+  const spawnedAt = Date.now();
+  const child = spawnWorker(options, dir);
   const output: string[] = [];
   const collect = (chunk: Buffer) => {
     output.push(...chunk.toString().split('\n').filter(Boolean));
@@ -92,6 +101,7 @@ export async function startBenchWorker(options: BenchWorkerOptions): Promise<Ben
   return {
     pid: child.pid!,
     startupMs: Date.now() - spawnedAt,
+    spawnedAt,
     output,
     exited,
     async kill() {

@@ -12,7 +12,7 @@ import {
 import { serveMedia, uploadHumanMedia } from './control-media';
 import { epochSeconds, type Platform } from './platform';
 import type { Conversation, Transcript } from './control-client';
-import type { AgentState, SentRecord } from './state';
+import { requestTotals, type AgentState, type SentRecord } from './state';
 import {
   ClockRequestSchema,
   FaultRequestSchema,
@@ -146,6 +146,7 @@ export class ControlApi {
     ],
     [/^\/transcript$/, { GET: async (_req, _res, url) => this.transcript(this.agentOf(url)) }],
     [/^\/log$/, { GET: async (_req, _res, url) => this.agentOf(url).log }],
+    [/^\/totals$/, { GET: async () => requestTotals(this.platform.agents) }],
     [
       /^\/faults$/,
       {

@@ -1,4 +1,4 @@
-import type { SentRecord } from './state';
+import type { RequestTotals, SentRecord } from './state';
 import type { Endpoint, Fault, ReceiptStatus } from './wire';
 
 /** A message from the human, as `POST /_control/human` takes it (without from/id/timestamp). */
@@ -163,6 +163,11 @@ export class SimulatorControl {
 
   transcript(agent?: AgentOption): Promise<Transcript> {
     return this.call('GET', '/transcript', { agent: agentName(agent) });
+  }
+
+  /** Every agent's request counters summed, and how many agents reached each endpoint (no agent selection). */
+  totals(): Promise<RequestTotals> {
+    return this.call('GET', '/totals');
   }
 
   log(agent?: AgentOption): Promise<LogEntry[]> {

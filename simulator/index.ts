@@ -29,5 +29,6 @@ export {
   type FaultRequest,
   type PendingFaultInfo,
 } from './control-client';
+export type { RequestTotals } from './state';
 export type { Endpoint, Fault, FaultKind, ReceiptStatus } from './wire';
 export { ENDPOINTS, MESSAGING_PRODUCT, OBJECT } from './wire';

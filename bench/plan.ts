@@ -1,0 +1,128 @@
+/**
+ * What one `npm run bench` measures, from its command line (pure): `--quick` or a full run, and
+ * the options that change a part of it. Bad options fail with a {@link BenchOptionError} that
+ * says what is accepted, before anything starts.
+ *
+ *   --quick                  every part, scaled down (under ~10 minutes)
+ *   --servers stock,embedded the server kinds the per-server parts run on (default both)
+ *   --fleet 1,10,100,1000    the fleet's agent counts (full: 1,10,100,1000,10000; quick: 1,10,100)
+ *   --fleet-heap <MB>        the fleet worker's --max-old-space-size (default: Node's)
+ *   --fleet-cache <n>        the fleet worker's AMSFLOW_MAX_CACHED_WORKFLOWS (default: follows the heap)
+ *   --soak <n>               echoes of the history soak (full: 2000; quick: none)
+ */
+import type { ServerKind } from './latency';
+
+export class BenchOptionError extends Error {
+  constructor(message: string) {
+    super(`npm run bench: ${message}`);
+    this.name = 'BenchOptionError';
+  }
+}
+
+export interface BenchPlan {
+  mode: 'quick' | 'full';
+  servers: ServerKind[];
+  latency: { messages: number; spacingMs: number };
+  throughput: { agents: number; rates: number[]; secondsPerStep: number; warmupPerSecond: number };
+  liveChat: { messages: number; windowMs: number; cadenceMs: number; scale: string };
+  recovery: { kills: number };
+  cost: { n: number };
+  sendBudget: { sends: number; windowMs: number; limit: number; reminders: number };
+  fleet: {
+    agentCounts: number[];
+    idleMs: number;
+    lowRate: { perSecond: number; messages: number };
+    heapMb?: number;
+    maxCachedWorkflows?: number;
+  };
+  soak: { messages: number; perSecond: number };
+}
+
+const OPTIONS = ['--quick', '--servers', '--fleet', '--fleet-heap', '--fleet-cache', '--soak'];
+const VALUED = new Set(OPTIONS.slice(1));
+
+/** `--name value` pairs and flags of `argv` (the arguments after the script). */
+function parseArgs(argv: string[]): { flags: Set<string>; values: Map<string, string> } {
+  const flags = new Set<string>();
+  const values = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const name = argv[i];
+    if (!OPTIONS.includes(name))
+      throw new BenchOptionError(`unknown option ${name} (options: ${OPTIONS.join(', ')})`);
+    if (!VALUED.has(name)) {
+      flags.add(name);
+      continue;
+    }
+    const value = argv[++i];
+    if (value === undefined || value.startsWith('--')) throw new BenchOptionError(`${name} needs a value`);
+    values.set(name, value);
+  }
+  return { flags, values };
+}
+
+function positiveInt(name: string, text: string, min = 1): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min)
+    throw new BenchOptionError(`${name} takes whole numbers ≥ ${min}, not "${text}"`);
+  return n;
+}
+
+function servers(text: string | undefined): ServerKind[] {
+  if (text === undefined) return ['stock', 'embedded'];
+  const kinds = text.split(',');
+  for (const k of kinds)
+    if (k !== 'stock' && k !== 'embedded')
+      throw new BenchOptionError(`--servers takes stock and/or embedded, not "${k}"`);
+  return [...new Set(kinds as ServerKind[])];
+}
+
+/** The plan of a run with these arguments (`process.argv.slice(2)`). */
+export function benchPlan(argv: string[]): BenchPlan {
+  const { flags, values } = parseArgs(argv);
+  const quick = flags.has('--quick');
+  const fleet = values.get('--fleet');
+  const heap = values.get('--fleet-heap');
+  const cache = values.get('--fleet-cache');
+  return {
+    mode: quick ? 'quick' : 'full',
+    servers: servers(values.get('--servers')),
+    latency: { messages: quick ? 12 : 100, spacingMs: 2000 },
+    throughput: {
+      agents: 300,
+      rates: quick ? [10, 30] : [10, 20, 30, 40],
+      secondsPerStep: quick ? 8 : 25,
+      warmupPerSecond: 20,
+    },
+    liveChat: quick
+      ? {
+          messages: 16,
+          windowMs: 6000,
+          cadenceMs: 600,
+          scale: 'scaled 1/10: windowMs 6000, human every 0.6 s, two replies each',
+        }
+      : {
+          messages: 24,
+          windowMs: 60_000,
+          cadenceMs: 6000,
+          scale: 'full scale: the spec’s limits, human every 6 s, two replies each',
+        },
+    recovery: { kills: quick ? 2 : 5 },
+    cost: { n: quick ? 2 : 6 },
+    sendBudget: { sends: 40, windowMs: quick ? 6000 : 60_000, limit: 12, reminders: 3 },
+    fleet: {
+      agentCounts: fleet
+        ? fleet.split(',').map((c) => positiveInt('--fleet', c))
+        : quick
+          ? [1, 10, 100]
+          : [1, 10, 100, 1000, 10_000],
+      idleMs: quick ? 5000 : 30_000,
+      lowRate: { perSecond: 1, messages: quick ? 8 : 30 },
+      ...(heap ? { heapMb: positiveInt('--fleet-heap', heap, 64) } : {}),
+      ...(cache ? { maxCachedWorkflows: positiveInt('--fleet-cache', cache, 2) } : {}),
+    },
+    soak: {
+      messages: values.has('--soak') ? positiveInt('--soak', values.get('--soak')!, 0) : quick ? 0 : 2000,
+      perSecond: 10,
+    },
+  };
+}

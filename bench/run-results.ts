@@ -1,0 +1,54 @@
+/**
+ * The shape of a run's results (`bench/results/<date>[-quick].json`): what the console, the
+ * plots and the report's generated section are made of. A part that could not run is
+ * `{ error }`; one that was not asked for is absent.
+ */
+import type { ClientFigures } from './client-micro';
+import type { CostRow } from './cost';
+import type { FleetResult } from './fleet';
+import type { LatencyResult, ServerKind } from './latency';
+import type { LiveChatResult } from './live-chat';
+import type { BenchPlan } from './plan';
+import type { RecoveryResult } from './recovery';
+import type { SendBudgetResult } from './send-budget';
+import type { SoakResult } from './soak';
+import type { ThroughputResult } from './throughput';
+
+export type Failed = { error: string };
+export type Maybe<T> = T | Failed | undefined;
+
+/** The section if it ran and did not fail. */
+export const ok = <T>(v: Maybe<T>): T | undefined =>
+  v !== undefined && !(typeof v === 'object' && v !== null && 'error' in v) ? v : undefined;
+
+/** The parts measured on each server kind. */
+export interface ServerResults {
+  kind: ServerKind;
+  /** What this server is (bench/latency.ts, SERVER_KINDS). */
+  server: string;
+  latency: Maybe<LatencyResult>;
+  throughput: Maybe<ThroughputResult>;
+  liveChat: Maybe<LiveChatResult>;
+  recovery: Maybe<RecoveryResult>;
+}
+
+/** The parts measured once, on the embedded server (their figures do not depend on the server's disk). */
+export interface OnceResults {
+  cost?: Maybe<CostRow[]>;
+  sendBudget?: Maybe<SendBudgetResult>;
+  fleet?: Maybe<FleetResult>;
+  soak?: Maybe<SoakResult>;
+  /** The throughput ladder of plain loops (no Temporal): the simulator's and the client's share. */
+  plainThroughput?: Maybe<ThroughputResult>;
+}
+
+export interface BenchResults extends OnceResults, ClientFigures {
+  at: string;
+  node: string;
+  mode: 'quick' | 'full';
+  command: string;
+  machine: { cpus: number; model: string; memoryGb: number };
+  plan: BenchPlan;
+  servers: Partial<Record<ServerKind, ServerResults>>;
+  memoryMb: { rss: number; heapUsed: number };
+}
