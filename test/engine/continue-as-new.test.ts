@@ -62,7 +62,9 @@ describe('continue-as-new', () => {
       if (notices >= 60) {
         const state = await getAgentState(engine.client, engine.agentKey);
         const stack = await engine.client.workflow.getHandle(engine.agentWorkflowId).query('__stack_trace');
-        throw new Error(`no run rolled over after ${notices} notices: ${JSON.stringify(state)}\n${String(stack)}`);
+        throw new Error(
+          `no run rolled over after ${notices} notices: ${JSON.stringify(state)}\n${String(stack)}`,
+        );
       }
       const batch = Array.from({ length: 5 }, () => ++notices);
       const outcomes = await Promise.all(
