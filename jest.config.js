@@ -1,10 +1,36 @@
+/**
+ * Two tiers, so that `npm test` stays well under 20 minutes on 2 cores:
+ * - main (`npm test`): unit, time-skipping, replay, conformance, docs, the packed package, the
+ *   native cluster with its reduced chaos run, the examples, the browser checks;
+ * - long (`npm run test:long`): the suites that run real worker processes (or `npm start`) for
+ *   minutes and kill, restart or signal them: the engine (test/engine), the dev-server chaos run,
+ *   and `npm start` as a process (test/start).
+ * CI (`.ci/run`) runs both. Without AMSFLOW_TEST_TIER (a plain `npx jest <path>`) every suite is
+ * found.
+ */
+const LONG = ['**/test/engine/**/*.test.ts', '**/test/chaos/chaos.test.ts', '**/test/start/**/*.test.ts'];
+const tier = process.env.AMSFLOW_TEST_TIER ?? 'all';
+if (!['main', 'long', 'all'].includes(tier)) {
+  throw new Error(`AMSFLOW_TEST_TIER must be main, long or all (got "${tier}")`);
+}
+
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
   preset: 'ts-jest',
   transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
   roots: ['<rootDir>/test', '<rootDir>/examples'],
-  testMatch: ['**/*.test.ts'],
+  testMatch: tier === 'long' ? LONG : ['**/*.test.ts'],
+  ...(tier === 'main'
+    ? {
+        testPathIgnorePatterns: [
+          '/node_modules/',
+          '/test/engine/',
+          '/test/chaos/chaos\\.test\\.ts$',
+          '/test/start/',
+        ],
+      }
+    : {}),
   // The package's own names, as a bot imports them (tsconfig paths do the same for tsc).
   moduleNameMapper: {
     '^amsflow$': '<rootDir>/index.ts',

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { prebuildReferenceBundle } from '../bench/worker-process';
+import { agentWorkflowId } from '../protocol';
 import { ambiguousKinds, startFaults } from './faults';
 import { MESSAGES_PER_SESSION, botTexts, runSession, type Human, type SessionKind } from './human';
 import { startClusterStage } from './cluster-stage';
@@ -230,6 +231,25 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
     const readBy = Date.now() + 90_000;
     while ((await unreadNow()) > 0 && Date.now() < readBy) await new Promise((r) => setTimeout(r, 500));
     const unread = await unreadNow();
+    // Each message left unread, with what its agent says of its mark-reads and what its
+    // statuses requests were answered.
+    for (const agent of stage.agents) {
+      const left = (await stage.sim.control.transcript({ agent })).inbound.filter((m) => !m.markedRead);
+      if (left.length === 0) continue;
+      const state = await stage.client.workflow
+        .getHandle(agentWorkflowId(agent))
+        .query<{ pendingMarkRead: number; dropped: unknown; generation: number }>('amsflow.state')
+        .then((v) =>
+          JSON.stringify({ pending: v.pendingMarkRead, dropped: v.dropped, generation: v.generation }),
+        )
+        .catch((err: Error) => err.message);
+      const answers: Record<string, number> = {};
+      for (const l of await stage.sim.control.log(agent))
+        if (l.endpoint === 'statuses') answers[l.status] = (answers[l.status] ?? 0) + 1;
+      log(
+        `chaos: unread on ${agent}: ${left.map((m) => m.id).join(', ')}; agent ${state}; statuses answered ${JSON.stringify(answers)}`,
+      );
+    }
 
     const botTextsByAgent: Record<string, string[]> = {};
     const acceptedAt: number[] = [];
