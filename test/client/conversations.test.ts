@@ -137,9 +137,13 @@ describe('amsflow conversations', () => {
       reason: 'customer called in',
       before: listed[0].conversation,
     });
-    // The wait ended as cancelled: the handler told the human and completed.
+    // The wait ended as cancelled: the handler told the human and completed (its last reply is
+    // queued with the agent, not awaited: it may leave just after the handler completed).
     const handle = engine.client.workflow.getHandle(id);
     await handle.result();
+    await waitFor('the cancellation told to the human', async () =>
+      (await engine.sentTexts()).includes('Cancelled signup.'),
+    );
     expect(await engine.sentTexts()).toEqual(['what is your name?', 'Cancelled signup.']);
     const after = await run(['conversations', 'show', id], env);
     expect(JSON.parse(after.out)).toMatchObject({
