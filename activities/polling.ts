@@ -63,7 +63,13 @@ export async function pollWithMarkReads(
     ? rideMarkReads(input.markRead, (id) => clientOf().markRead(id), abortableSleep, ridden.signal)
     : Promise.resolve(undefined);
   try {
-    const result = await pollPages(clientOf, input, signal);
+    const quiet = input.quiet
+      ? new QuietPolling(input.quiet, Date.now(), longPollMs(input.timeoutSeconds))
+      : undefined;
+    // Mark-reads stopped by a failure that may pass: the workflow retries them with its next
+    // poll, so this one stops being quiet (an idle chat would otherwise leave them for minutes).
+    if (quiet) void marking.then((report) => report?.failure !== undefined && quiet.endAtNextPoll());
+    const result = await pollPages(clientOf, input, signal, quiet);
     ridden.abort();
     const report = await marking;
     return report ? { ...result, markRead: report } : result;
@@ -81,11 +87,9 @@ async function pollPages(
   clientOf: () => MessagingClient,
   input: PollInput,
   signal: AbortSignal,
+  quiet: QuietPolling | undefined,
 ): Promise<PollOutput> {
   const ctx = Context.current();
-  const quiet = input.quiet
-    ? new QuietPolling(input.quiet, Date.now(), longPollMs(input.timeoutSeconds))
-    : undefined;
   const readPast: Status[] = [];
   let offset = input.offset;
   const extras = () => ({

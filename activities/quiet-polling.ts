@@ -50,6 +50,7 @@ export class QuietPolling {
   /** When each poll followed by another ended (worker clock), for the workflow's window. */
   readonly pollEnds: number[] = [];
   private polls = 0;
+  private ending = false;
 
   constructor(
     private readonly input: QuietPollingInput,
@@ -74,6 +75,7 @@ export class QuietPolling {
   afterPoll(page: QuietPage, at: number): QuietDecision {
     // The workflow recorded the first poll when it planned it (in `times`): not twice.
     if (this.polls++ > 0) this.window.record(at);
+    if (this.ending) return { action: 'return' };
     const { marginMs, reserve } = this.input;
     const paced = this.window.delayKeeping(at, reserve);
     const settle = page === 'receipts' ? this.settleMs(at) : 0;
@@ -82,6 +84,14 @@ export class QuietPolling {
     if (at + afterMs + this.pollMs > this.deadline) return { action: 'return' };
     this.pollEnds.push(at);
     return { action: 'poll', afterMs };
+  }
+
+  /**
+   * Return after the poll now open, whatever it brings: the mark-reads riding along stopped at a
+   * failure, and the workflow is to retry them with its next poll.
+   */
+  endAtNextPoll(): void {
+    this.ending = true;
   }
 
   /** After receipts: the settle, grown with the budget in use, and the even cadence. */

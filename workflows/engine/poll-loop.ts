@@ -58,8 +58,9 @@ export async function runPollLoop(rt: AgentRuntime, dispatcher: Dispatcher): Pro
     }
     cadenceMs = 0;
     const timeoutSeconds = rt.cursor.timeoutSeconds(rt.tuning.pollTimeoutSeconds);
-    const quiet = timeoutSeconds > 0 ? quietPollingFor(quietContext(rt)) : undefined;
+    // The mark-reads first: what they leave for a later poll bounds how long this one stays quiet.
     const markRead = markReadsFor(rt);
+    const quiet = timeoutSeconds > 0 ? quietPollingFor(quietContext(rt)) : undefined;
     rt.deadline.expect(quiet ? 'quiet' : 'long', rt.now() + plan.waitMs);
     const handedOutAt = rt.now();
     const pollStartedAt = handedOutAt + plan.waitMs;
@@ -212,6 +213,8 @@ function quietContext(rt: AgentRuntime): QuietPollContext {
     window: rt.windows.updates,
     fenceWanted: rt.inFlight.reconciling > 0,
     watched: rt.ledger.watched(),
+    now: rt.now(),
+    markReadDueAt: rt.statuses.waitingDueAt(),
   };
 }
 

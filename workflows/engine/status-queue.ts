@@ -83,6 +83,15 @@ export class StatusQueue {
     return this.markRead.some((e) => (e.notBefore ?? 0) <= now);
   }
 
+  /**
+   * When the first mark-read not handed to a poll may go (its failure's wait, or at once when a
+   * poll could not take them all); undefined when none waits. A quiet poll returns by then.
+   */
+  waitingDueAt(): number | undefined {
+    if (this.markRead.length === 0) return undefined;
+    return Math.min(...this.markRead.map((e) => e.notBefore ?? 0));
+  }
+
   /** Hands up to `max` mark-reads due at `now` to the next poll (oldest first). */
   ride(now: number, max: number): string[] {
     const due = this.markRead.filter((e) => (e.notBefore ?? 0) <= now).slice(0, max);

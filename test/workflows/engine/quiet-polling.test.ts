@@ -1,5 +1,6 @@
 import { QuietPolling, type QuietPollingInput } from '../../../activities/quiet-polling';
-import { assumeQuietPolls, recordQuietPolls } from '../../../workflows/engine/quiet-poll';
+import { assumeQuietPolls, quietPollingFor, recordQuietPolls } from '../../../workflows/engine/quiet-poll';
+import { DEFAULT_TUNING } from '../../../workflows/engine/tuning';
 import { SlidingWindow } from '../../../core/sliding-window';
 
 const spec: QuietPollingInput = {
@@ -18,6 +19,30 @@ describe('quiet polling (the poll activity polls again while polls bring nothing
     expect(quiet.afterPoll('nothing', 25_000)).toEqual({ action: 'poll', afterMs: 0 });
     expect(quiet.afterPoll('nothing', 50_000)).toEqual({ action: 'poll', afterMs: 0 });
     expect(quiet.pollEnds).toEqual([25_000, 50_000]);
+  });
+
+  it('stops at the next poll once told to (mark-reads riding along met a failure to retry)', () => {
+    const quiet = new QuietPolling(spec, 0, POLL_MS);
+    expect(quiet.afterPoll('nothing', 25_000)).toEqual({ action: 'poll', afterMs: 0 });
+    quiet.endAtNextPoll();
+    expect(quiet.afterPoll('nothing', 50_000)).toEqual({ action: 'return' });
+    expect(quiet.pollEnds).toEqual([25_000]);
+  });
+
+  it('stays quiet no longer than until a mark-read left for a later poll is due', () => {
+    const context = {
+      tuning: { ...DEFAULT_TUNING, quietPollMs: 300_000 },
+      limits: { updates: 15, windowMs: 60_000 },
+      window: new SlidingWindow(15, 60_000),
+      fenceWanted: false,
+      watched: [],
+      now: 100_000,
+    };
+    expect(quietPollingFor({ ...context, markReadDueAt: undefined })?.forMs).toBe(300_000);
+    expect(quietPollingFor({ ...context, markReadDueAt: 130_000 })?.forMs).toBe(30_000);
+    // Due already (more than one poll could take): one long poll, then back to the workflow.
+    expect(quietPollingFor({ ...context, markReadDueAt: 0 })?.forMs).toBe(0);
+    expect(quietPollingFor({ ...context, markReadDueAt: 900_000 })?.forMs).toBe(300_000);
   });
 
   it('returns the empty page once another poll would not end before `forMs`', () => {

@@ -35,6 +35,25 @@ describe('status queue', () => {
     expect(queue.ride(6000, 5)).toEqual(['m1', 'm2']);
   });
 
+  it('says when the first mark-read left for a later poll is due (a quiet poll returns by then)', () => {
+    const queue = new StatusQueue(bounds);
+    expect(queue.waitingDueAt()).toBeUndefined();
+    queue.addMarkRead('m1');
+    queue.addMarkRead('m2');
+    // Left behind by a poll that could take one only: due at once.
+    queue.ride(1000, 1);
+    expect(queue.waitingDueAt()).toBe(0);
+    // m1 back after a failure that may pass, m2 handed to the next poll: m1 is due after the wait.
+    queue.rode(1000, { done: [], refused: [], retry: { waitMs: 5000 } });
+    expect(queue.ride(1000, 5)).toEqual(['m2']);
+    expect(queue.waitingDueAt()).toBe(6000);
+    queue.rode(2000, { done: ['m2'], refused: [] });
+    expect(queue.waitingDueAt()).toBe(6000);
+    // Handed to a poll: none waits.
+    expect(queue.ride(6000, 5)).toEqual(['m1']);
+    expect(queue.waitingDueAt()).toBeUndefined();
+  });
+
   it('gives a mark-read up when refused for good or failing for giveUpMs', () => {
     const queue = new StatusQueue(bounds);
     queue.addMarkRead('refused');
