@@ -71,17 +71,21 @@ function classify(err: unknown): { final: boolean; retryAfterMs?: number } {
 /**
  * Marks `input.ids` read one after another, paced, until all are done, a failure that may pass
  * stops it, or `stop` aborts (the poll is over) and the next one would have to wait for its slot:
- * what is left waits for the next poll.
+ * what is left waits for the next poll. Once `halt` aborts (the poll failed, was cancelled or
+ * outlived: the workflow hands these ids to another poll, whose requests this one cannot see),
+ * nothing more goes, not even what could go at once.
  */
 export async function rideMarkReads(
   input: MarkReadInput,
   markRead: (messageId: string) => Promise<unknown>,
   sleep: (ms: number, stop: AbortSignal) => Promise<void>,
   stop: AbortSignal,
+  halt?: AbortSignal,
 ): Promise<MarkReadReport> {
   const plan = new MarkReadPlan(input);
   const report: MarkReadReport = { done: [], refused: [], times: [] };
   for (const id of input.ids) {
+    if (halt?.aborted) break;
     const wait = plan.waitMs(Date.now());
     // Once the poll is over (`stop`), what may go at once still goes; what would wait, waits for
     // the next poll.

@@ -58,9 +58,18 @@ export async function pollWithMarkReads(
   input: PollInput,
   signal: AbortSignal,
 ): Promise<PollOutput> {
+  // Over: what may go at once still goes. Halted (the poll failed, was cancelled or outlived):
+  // nothing more goes, since the workflow hands what is left to another poll.
   const ridden = new AbortController();
+  const halted = new AbortController();
   const marking: Promise<MarkReadReport | undefined> = input.markRead
-    ? rideMarkReads(input.markRead, (id) => clientOf().markRead(id), abortableSleep, ridden.signal)
+    ? rideMarkReads(
+        input.markRead,
+        (id) => clientOf().markRead(id),
+        abortableSleep,
+        ridden.signal,
+        halted.signal,
+      )
     : Promise.resolve(undefined);
   try {
     const quiet = input.quiet
@@ -76,6 +85,7 @@ export async function pollWithMarkReads(
   } catch (err) {
     // The mark-reads' report goes with the poll's failure: a 429 one of them met must be waited
     // out by the next poll's, and what was marked is not marked twice.
+    halted.abort();
     ridden.abort();
     throw withMarkReadReport(err, await marking);
   } finally {

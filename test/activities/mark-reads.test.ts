@@ -111,4 +111,26 @@ describe('mark-reads riding with a poll', () => {
     expect(report.done).toEqual(ids.slice(0, 2));
     expect(await markedRead()).toBe(2);
   });
+
+  it('once the poll failed or was cancelled, sends nothing more (another poll takes them)', async () => {
+    const ids = await humanSays(3);
+    const over = new AbortController();
+    const halt = new AbortController();
+    const report = await rideMarkReads(
+      input(ids),
+      async (id) => {
+        await client.markRead(id);
+        // The poll fails while the first is in flight: it is let finish, nothing follows (the
+        // second could go at once: the window takes two).
+        halt.abort();
+        over.abort();
+      },
+      abortableSleep,
+      over.signal,
+      halt.signal,
+    );
+    expect(report.done).toEqual(ids.slice(0, 1));
+    expect(report.times).toHaveLength(1);
+    expect(await markedRead()).toBe(1);
+  });
 });
