@@ -1,5 +1,5 @@
 /**
- * Two tiers, so that `npm test` stays well under 20 minutes on 2 cores:
+ * Two tiers, so that `npm test` stays well under 20 minutes on 2 cores (about 16):
  * - main (`npm test`): unit, time-skipping, replay, conformance, docs, the packed package, the
  *   native cluster with its reduced chaos run, the examples, the browser checks;
  * - long (`npm run test:long`): the suites that run real worker processes (or `npm start`) for
