@@ -27,7 +27,7 @@ export interface AgentActivities {
  * poll again: at most 5 s for polls (a poll timed out is harmless: it is made again), while a
  * send keeps the full `activityHeartbeatTimeoutMs` (a send timed out is an ambiguous send).
  */
-function pollHeartbeatTimeoutMs(tuning: Tuning): number {
+export function pollHeartbeatTimeoutMs(tuning: Tuning): number {
   return Math.min(tuning.activityHeartbeatTimeoutMs, 5000);
 }
 

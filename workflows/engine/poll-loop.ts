@@ -11,13 +11,14 @@ import { CancellationScope, condition, isCancellation, sleep } from '@temporalio
 import type { MarkReadInput } from '../../activities/mark-reads';
 import type { QuietPollingInput } from '../../activities/quiet-polling';
 import type { PollOutput } from '../../activities/types';
+import { pollHeartbeatTimeoutMs } from './activity-proxies';
 import type { Dispatcher } from './dispatcher';
-import { markReadReportOf, requestVerdict } from './failure';
+import { failureInfo, markReadReportOf, requestVerdict } from './failure';
 import { readToEnd } from './poll-cursor';
 import { pageKind, waitAfterPage } from './poll-budget';
 import { expectPoll, pollFailed, untilResumed } from './poll-health';
 import { assumeQuietPolls, quietPollingFor, recordQuietPolls, type QuietPollContext } from './quiet-poll';
-import { rideReport } from './ride-report';
+import { rideReport, unreportedRide } from './ride-report';
 import type { AgentRuntime } from './runtime';
 import { FRESH_RETRY_STATE, backoffMs, decide, retryAfterRejection, type RetryState } from './send-policy';
 
@@ -72,7 +73,8 @@ export async function runPollLoop(rt: AgentRuntime, dispatcher: Dispatcher): Pro
       const report = markReadReportOf(err);
       if (report) tookMarkReads(rt, { markRead: report });
       else {
-        rt.statuses.rode(rt.now(), undefined);
+        const timedOut = failureInfo(err).timedOut;
+        rt.statuses.rode(rt.now(), unreportedRide(timedOut, pollHeartbeatTimeoutMs(rt.tuning), rt.tuning));
         if (markRead) assumeSpent(rt, markRead.ids.length);
       }
       if (lifecycle.draining && isCancellation(err)) return;

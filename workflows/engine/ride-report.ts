@@ -1,7 +1,8 @@
 /**
  * What the poll loop makes of a poll's mark-read report (activities/mark-reads.ts): the status
  * queue's terms, with the wait before a retry after a failure that may pass (Retry-After when the
- * service sent one, else the first rung of the backoff). Pure.
+ * service sent one, else the first rung of the backoff); and of a poll that told nothing of its
+ * mark-reads ({@link unreportedRide}). Pure.
  */
 import type { MarkReadReport } from '../../activities/mark-reads';
 import type { RideReport } from './status-queue';
@@ -15,4 +16,23 @@ export function rideReport(
   if (report.failure === undefined) return { done: report.done, refused: report.refused };
   const waitMs = Math.min(report.retryAfterMs ?? backoffMs(0, tuning, () => 0.5), tuning.backoffMaxMs);
   return { done: report.done, refused: report.refused, retry: { waitMs } };
+}
+
+/**
+ * A poll that ended without a report of its mark-reads (cancelled, timed out, or failed before
+ * it could say): a 429 its riders met is unknown here, so they go back to wait as after a failure
+ * with no Retry-After (the first rung of the backoff). One that timed out may still run on a slow
+ * worker, its riders with it, until its next heartbeat tells it so: at least `heartbeatTimeoutMs`.
+ */
+export function unreportedRide(
+  timedOut: boolean,
+  heartbeatTimeoutMs: number,
+  tuning: BackoffTuning,
+): RideReport {
+  const firstRung = Math.min(
+    backoffMs(0, tuning, () => 0.5),
+    tuning.backoffMaxMs,
+  );
+  const waitMs = timedOut ? Math.max(firstRung, heartbeatTimeoutMs) : firstRung;
+  return { done: [], refused: [], retry: { waitMs } };
 }

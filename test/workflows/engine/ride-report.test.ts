@@ -1,4 +1,4 @@
-import { rideReport } from '../../../workflows/engine/ride-report';
+import { rideReport, unreportedRide } from '../../../workflows/engine/ride-report';
 import { DEFAULT_TUNING } from '../../../workflows/engine/tuning';
 
 describe("a poll's mark-read report, in the status queue's terms", () => {
@@ -21,5 +21,21 @@ describe("a poll's mark-read report, in the status queue's terms", () => {
     expect(rideReport({ ...rateLimited, retryAfterMs: 3_600_000 }, DEFAULT_TUNING)?.retry).toEqual({
       waitMs: DEFAULT_TUNING.backoffMaxMs,
     });
+  });
+
+  it('a poll that told nothing: its mark-reads wait as after a failure, a timed-out one at least a heartbeat timeout', () => {
+    const firstRung = rideReport({ done: [], refused: [], times: [], failure: 'x' }, DEFAULT_TUNING)!.retry!
+      .waitMs;
+    // Cancelled or failed: a 429 its riders met is unknown, so not at once.
+    expect(unreportedRide(false, 5000, DEFAULT_TUNING)).toEqual({
+      done: [],
+      refused: [],
+      retry: { waitMs: firstRung },
+    });
+    // Timed out: it may still run on a slow worker until its next heartbeat, its riders with it.
+    expect(unreportedRide(true, firstRung + 4000, DEFAULT_TUNING).retry).toEqual({
+      waitMs: firstRung + 4000,
+    });
+    expect(unreportedRide(true, 1, DEFAULT_TUNING).retry).toEqual({ waitMs: firstRung });
   });
 });
