@@ -1,8 +1,8 @@
 /**
  * The poll activity's requests: after `startAfterMs`, one long poll, or with `input.quiet` as many
  * as bring nothing the workflow needs now (empty pages, receipts nobody watches), paced by the
- * updates window (quiet-polling.ts); meanwhile the mark-reads it was handed that the statuses
- * window lets go at once ride along (mark-reads.ts). `signal` aborts the polling (cancellation, or a newer poll of the same agent
+ * updates window (quiet-polling.ts); meanwhile the mark-reads it was handed ride along
+ * (mark-reads.ts). `signal` aborts the polling (cancellation, or a newer poll of the same agent
  * on this worker); the mark-read in flight is let finish, and the report says what was done.
  */
 import { CancelledFailure, Context } from '@temporalio/activity';
@@ -58,17 +58,16 @@ export async function pollWithMarkReads(
   input: PollInput,
   signal: AbortSignal,
 ): Promise<PollOutput> {
-  // Only what the statuses window lets go at once rides: a rider that waited for its window could
-  // outlive its poll's activity (timed out on a slow worker) and overlap the next poll's riders,
-  // unaware of a 429 it met. What the window holds back waits for the next poll. Halted (the poll
-  // failed, was cancelled or outlived): nothing more goes, not even that.
+  // Over: what may go at once still goes. Halted (the poll failed, was cancelled or outlived):
+  // nothing more goes, since the workflow hands what is left to another poll.
+  const ridden = new AbortController();
   const halted = new AbortController();
   const marking: Promise<MarkReadReport | undefined> = input.markRead
     ? rideMarkReads(
         input.markRead,
         (id) => clientOf().markRead(id),
         abortableSleep,
-        AbortSignal.abort(),
+        ridden.signal,
         halted.signal,
       )
     : Promise.resolve(undefined);
@@ -76,18 +75,21 @@ export async function pollWithMarkReads(
     const quiet = input.quiet
       ? new QuietPolling(input.quiet, Date.now(), longPollMs(input.timeoutSeconds))
       : undefined;
-    // Mark-reads left (a failure that may pass, or the window): the workflow hands them to its
-    // next poll, so this one stops being quiet (an idle chat would otherwise leave them for minutes).
-    const all = input.markRead?.ids.length ?? 0;
-    if (quiet) void marking.then((r) => r && r.done.length + r.refused.length < all && quiet.endAtNextPoll());
+    // Mark-reads stopped by a failure that may pass: the workflow retries them with its next
+    // poll, so this one stops being quiet (an idle chat would otherwise leave them for minutes).
+    if (quiet) void marking.then((report) => report?.failure !== undefined && quiet.endAtNextPoll());
     const result = await pollPages(clientOf, input, signal, quiet);
+    ridden.abort();
     const report = await marking;
     return report ? { ...result, markRead: report } : result;
   } catch (err) {
     // The mark-reads' report goes with the poll's failure: a 429 one of them met must be waited
     // out by the next poll's, and what was marked is not marked twice.
     halted.abort();
+    ridden.abort();
     throw withMarkReadReport(err, await marking);
+  } finally {
+    ridden.abort();
   }
 }
 
