@@ -1,8 +1,7 @@
 /**
  * Mark-reads riding with the poll activity: the agent workflow hands each poll the messages it
- * has handed off and not yet marked read; the activity marks those the statuses window, as the
- * workflow recorded it, lets go at once (the same sliding-window rule; `stop` already aborted,
- * see polling.ts; the rider can also pace, waiting for its window until `stop`), and reports which
+ * has handed off and not yet marked read; the activity marks them while it polls, paced by the
+ * statuses window as the workflow recorded it (the same sliding-window rule), and reports which
  * were marked, which the service refused for good, and when each request went out, so that the
  * workflow records them in its window. A mark-read costs the agent no activity and no workflow
  * task of its own. A failure that may pass (429, 503, a dropped connection) stops the riding for

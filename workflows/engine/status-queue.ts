@@ -1,8 +1,8 @@
 /**
  * Mark-read and typing requests waiting for the statuses endpoint. Policy (pure, bounded):
  * - mark-read: every message handed off is queued once and rides with the next poll activity
- *   (activities/mark-reads.ts), which marks what the statuses window lets go at once. A poll
- *   hands back what it did not get to (the window held it, or a failure that may pass stopped it:
+ *   (activities/mark-reads.ts), which marks it read paced by the statuses window. A poll hands
+ *   back what it did not get to (the page came first, or a failure that may pass stopped it:
  *   those are retried after Retry-After or a backoff; so are those of a poll that told nothing
  *   of them, see ride-report.ts), drops what the service refused for good,
  *   and an entry failing for `giveUpMs` is given up. Past `maxPending` the oldest is dropped (it
