@@ -45,6 +45,8 @@ export class StatusQueue {
   private readonly typing: string[] = [];
   /** Mark-reads given up (too many pending, refused, or failing too long). */
   dropped: number;
+  /** After a failure that may pass (a 429's Retry-After): no mark-read at all before this time. */
+  private pausedUntil = 0;
 
   constructor(
     private readonly bounds: { maxPending: number; maxTyping: number; giveUpMs: number },
@@ -81,7 +83,7 @@ export class StatusQueue {
 
   /** Whether a mark-read is due at `now` (none waits out a failure). */
   dueNow(now: number): boolean {
-    return this.markRead.some((e) => (e.notBefore ?? 0) <= now);
+    return now >= this.pausedUntil && this.markRead.some((e) => (e.notBefore ?? 0) <= now);
   }
 
   /**
@@ -90,11 +92,16 @@ export class StatusQueue {
    */
   waitingDueAt(): number | undefined {
     if (this.markRead.length === 0) return undefined;
-    return Math.min(...this.markRead.map((e) => e.notBefore ?? 0));
+    return Math.max(this.pausedUntil, Math.min(...this.markRead.map((e) => e.notBefore ?? 0)));
   }
 
   /** Hands up to `max` mark-reads due at `now` to the next poll (oldest first). */
   ride(now: number, max: number): string[] {
+    // The endpoint waits out a failure as a whole: a mark-read queued since goes no sooner.
+    if (now < this.pausedUntil) {
+      this.riding = [];
+      return [];
+    }
     const due = this.markRead.filter((e) => (e.notBefore ?? 0) <= now).slice(0, max);
     this.markRead = this.markRead.filter((e) => !due.includes(e));
     this.riding = due;
@@ -103,6 +110,7 @@ export class StatusQueue {
 
   /** The poll that rode with them ended at `now`, reporting `report` (none: it failed or was cancelled). */
   rode(now: number, report: RideReport | undefined): void {
+    if (report?.retry) this.pausedUntil = Math.max(this.pausedUntil, now + report.retry.waitMs);
     const back: MarkReadEntry[] = [];
     for (const entry of this.riding) {
       if (report?.done.includes(entry.messageId)) continue;

@@ -43,15 +43,25 @@ describe('status queue', () => {
     // Left behind by a poll that could take one only: due at once.
     queue.ride(1000, 1);
     expect(queue.waitingDueAt()).toBe(0);
-    // m1 back after a failure that may pass, m2 handed to the next poll: m1 is due after the wait.
+    // m1 back after a failure that may pass: both are due after the wait (the endpoint waits).
     queue.rode(1000, { done: [], refused: [], retry: { waitMs: 5000 } });
-    expect(queue.ride(1000, 5)).toEqual(['m2']);
-    expect(queue.waitingDueAt()).toBe(6000);
-    queue.rode(2000, { done: ['m2'], refused: [] });
+    expect(queue.ride(1000, 5)).toEqual([]);
     expect(queue.waitingDueAt()).toBe(6000);
     // Handed to a poll: none waits.
-    expect(queue.ride(6000, 5)).toEqual(['m1']);
+    expect(queue.ride(6000, 5)).toEqual(['m1', 'm2']);
     expect(queue.waitingDueAt()).toBeUndefined();
+  });
+
+  it('after a failure that may pass, no mark-read goes before the wait, not even one queued since', () => {
+    const queue = new StatusQueue(bounds);
+    queue.addMarkRead('m1');
+    queue.ride(1000, 5);
+    queue.rode(1000, { done: [], refused: [], retry: { waitMs: 1000 } });
+    queue.addMarkRead('m2');
+    expect(queue.dueNow(1500)).toBe(false);
+    expect(queue.ride(1500, 5)).toEqual([]);
+    expect(queue.waitingDueAt()).toBe(2000);
+    expect(queue.ride(2000, 5)).toEqual(['m1', 'm2']);
   });
 
   it('gives a mark-read up when refused for good or failing for giveUpMs', () => {
