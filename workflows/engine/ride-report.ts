@@ -14,9 +14,20 @@ export function rideReport(
 ): RideReport | undefined {
   if (!report) return undefined;
   if (report.failure === undefined) return { done: report.done, refused: report.refused };
-  const waitMs = Math.min(report.retryAfterMs ?? backoffMs(0, tuning, () => 0.5), tuning.backoffMaxMs);
+  // The service's Retry-After is honoured even past the backoff's cap (a cap below it would be a
+  // request sooner than allowed after a 429); only an absurd one is bounded.
+  const waitMs =
+    report.retryAfterMs !== undefined
+      ? Math.min(report.retryAfterMs, Math.max(tuning.backoffMaxMs, RETRY_AFTER_BOUND_MS))
+      : Math.min(
+          backoffMs(0, tuning, () => 0.5),
+          tuning.backoffMaxMs,
+        );
   return { done: report.done, refused: report.refused, retry: { waitMs } };
 }
+
+/** The longest Retry-After a mark-read waits (past it, the service's answer is taken as absurd). */
+const RETRY_AFTER_BOUND_MS = 300_000;
 
 /**
  * A poll that ended without a report of its mark-reads (cancelled, timed out, or failed before

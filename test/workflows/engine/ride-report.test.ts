@@ -17,9 +17,12 @@ describe("a poll's mark-read report, in the status queue's terms", () => {
     const waitMs = rideReport(dropped, DEFAULT_TUNING)!.retry!.waitMs;
     expect(waitMs).toBeGreaterThanOrEqual(DEFAULT_TUNING.backoffBaseMs / 2);
     expect(waitMs).toBeLessThanOrEqual(DEFAULT_TUNING.backoffMaxMs);
-    // Never longer than the backoff's cap, whatever the service asked.
+    // Retry-After honoured past the backoff's cap (a shorter wait would be too soon after the
+    // 429); an absurd one bounded at 5 minutes.
+    const shortCap = { ...DEFAULT_TUNING, backoffMaxMs: 375 };
+    expect(rideReport({ ...rateLimited, retryAfterMs: 1000 }, shortCap)?.retry).toEqual({ waitMs: 1000 });
     expect(rideReport({ ...rateLimited, retryAfterMs: 3_600_000 }, DEFAULT_TUNING)?.retry).toEqual({
-      waitMs: DEFAULT_TUNING.backoffMaxMs,
+      waitMs: 300_000,
     });
   });
 
