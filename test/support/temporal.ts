@@ -74,7 +74,8 @@ const WORKER_VERSION = (
 /** The bundler's own value of this field: the map is inline in the code. */
 const CACHED_SOURCE_MAP = 'deprecated: this is no longer in use\n';
 
-const quietLogger = {
+/** A bundler logger that prints only errors. */
+export const quietLogger = {
   log: () => undefined,
   trace: () => undefined,
   debug: () => undefined,

@@ -1,8 +1,8 @@
 /**
  * The engine's workflow versions: the one module that may call Temporal's `patched` and
  * `deprecatePatch` (a lint rule, `amsflow/patches-in-versions`, fails any other file that
- * imports them). v1 (2026-11-25) is the baseline: no patch is in use, and every recorded
- * history under test/histories/ was recorded from it.
+ * imports them). v1 (2026-11-25) is the baseline (no patch); every recorded history under
+ * test/histories/ was recorded from it or from a later code that lists its patch ids here.
  *
  * Changing what the agent workflow does in a way a replay would see (a command added, removed
  * or reordered) while runs of the old code are open:
@@ -29,8 +29,17 @@ export interface PatchEntry {
   mayGo: string;
 }
 
-/** The patch ids in use. Empty at the v1 baseline. */
-export const PATCHES = {} as const satisfies Record<string, PatchEntry>;
+/** The patch ids in use (none at the v1 baseline). */
+export const PATCHES = {
+  'amsflow-sent-known-at-settle': {
+    added: '2026-11-28',
+    stage: 'patched',
+    change:
+      "a send's message id is known to the quote hold only once its outcome is settled (its question's wait registered): a reply to it handled in the same workflow task as the send's result waits for that instead of reaching a new handler",
+    mayGo:
+      'deprecated once no agent run begun before 2026-11-28 is open (its next continue-as-new), then removed once no run of the patched stage is open',
+  },
+} as const satisfies Record<string, PatchEntry>;
 
 export type PatchId = keyof typeof PATCHES;
 

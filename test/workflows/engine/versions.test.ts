@@ -1,8 +1,10 @@
 import { PATCHES, patchListProblems } from '../../../workflows/engine/versions';
 
 describe('workflow versions', () => {
-  it('lists no patch at the v1 baseline', () => {
-    expect(Object.keys(PATCHES)).toEqual([]);
+  it('lists only well-formed patches added after the v1 baseline (2026-11-25)', () => {
+    expect(patchListProblems(PATCHES)).toEqual([]);
+    const entries: [string, { added: string }][] = Object.entries(PATCHES);
+    expect(entries.filter(([, entry]) => entry.added <= '2026-11-25').map(([id]) => id)).toEqual([]);
   });
 
   it('checks each listed patch for an id, a date, a stage and when it may go', () => {
