@@ -20,7 +20,7 @@ import { MESSAGES_PER_SESSION, botTexts, runSession, type Human, type SessionKin
 import { startClusterStage } from './cluster-stage';
 import { startNemesis, type Nemesis, type NemesisEvent, type NemesisOptions } from './nemesis';
 import { startStage } from './stage';
-import { earlyRetries, tally, type ChaosVerdict, type Expectation } from './tally';
+import { earlyRetries, served429ByEndpoint, tally, type ChaosVerdict, type Expectation } from './tally';
 
 export interface ChaosOptions {
   messages: number;
@@ -284,6 +284,15 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
     const faultsInjected: Record<string, number> = {};
     for (const f of consumed)
       faultsInjected[`${f.endpoint} ${f.kind}`] = (faultsInjected[`${f.endpoint} ${f.kind}`] ?? 0) + 1;
+    // Which endpoint the limiter refused, and when: the verdict has only the total.
+    const injected429: Record<string, number> = {};
+    for (const f of consumed)
+      if (f.kind === 'rate_limit') injected429[f.endpoint] = (injected429[f.endpoint] ?? 0) + 1;
+    for (const [endpoint, n] of Object.entries(served429ByEndpoint(logLines, injected429))) {
+      const refused = logLines.filter((l) => l.endpoint === endpoint && l.status === 429);
+      const when = refused.map((l) => `${l.agent} ${sinceLast(killedAt, l.at)} after a kill`);
+      log(`chaos: ${n} more 429s on ${endpoint} than injected; its 429s: ${when.join(', ')}`);
+    }
     acceptedAt.sort((a, b) => a - b);
     if (keepDir)
       await keepHistories(

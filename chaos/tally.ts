@@ -154,6 +154,23 @@ export function earlyRetries(log: LogLine[]): EarlyRetry[] {
   return early;
 }
 
+/**
+ * Per endpoint, how many more 429s the service answered than were injected there: the limiter's
+ * own refusals (`served429` in the verdict, by endpoint). Endpoints with none are left out.
+ */
+export function served429ByEndpoint(
+  log: LogLine[],
+  injected: Record<string, number>,
+): Record<string, number> {
+  const answered: Record<string, number> = {};
+  for (const line of log)
+    if (line.status === 429 && line.endpoint) answered[line.endpoint] = (answered[line.endpoint] ?? 0) + 1;
+  const served: Record<string, number> = {};
+  for (const [endpoint, n] of Object.entries(answered))
+    if (n > (injected[endpoint] ?? 0)) served[endpoint] = n - (injected[endpoint] ?? 0);
+  return served;
+}
+
 /** How many requests came sooner than allowed after a 429 ({@link earlyRetries}). */
 export function retriesTooSoon(log: LogLine[]): number {
   return earlyRetries(log).length;

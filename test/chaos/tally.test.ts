@@ -1,4 +1,11 @@
-import { clean, retriesTooSoon, tally, type ChaosFacts, type Expectation } from '../../chaos/tally';
+import {
+  clean,
+  retriesTooSoon,
+  served429ByEndpoint,
+  tally,
+  type ChaosFacts,
+  type Expectation,
+} from '../../chaos/tally';
 
 const e = (over: Partial<Expectation>): Expectation => ({
   agent: 'a',
@@ -110,5 +117,13 @@ describe('chaos verdict', () => {
     expect(retriesTooSoon([line(0, 429), line(100, 200), line(1000, 429), line(2000, 200)])).toBe(1);
     // Another endpoint or agent may go on at once.
     expect(retriesTooSoon([line(0, 429), line(10, 200, 'updates'), line(20, 200, 'messages', 'b')])).toBe(0);
+  });
+
+  it('names the endpoints whose 429s outnumber the injected ones, and by how many', () => {
+    const line = (endpoint: string, status: number) => ({ agent: 'a', at: 0, endpoint, status });
+    const log = [line('updates', 429), line('updates', 429), line('statuses', 429), line('messages', 200)];
+    expect(served429ByEndpoint(log, { updates: 1, statuses: 1 })).toEqual({ updates: 1 });
+    expect(served429ByEndpoint(log, { updates: 2, statuses: 1 })).toEqual({});
+    expect(served429ByEndpoint(log, {})).toEqual({ updates: 2, statuses: 1 });
   });
 });
