@@ -22,20 +22,27 @@ const APPROVAL = 'approval:cluster946a72-3:c3';
 const YES_HANDLER = 'agent:cluster946a72-3:msg:wamid.LTksLGpDyhc1QU4idcsInnkz';
 
 interface HistoryEvent {
+  eventId: string;
   eventType: string;
+  activityTaskScheduledEventAttributes?: { activityType?: { name?: string } };
+  activityTaskCompletedEventAttributes?: { scheduledEventId?: string };
 }
 
 const recorded = JSON.parse(readFileSync(join(historiesDir, 'agent-quote-race.json'), 'utf8')) as {
   events: HistoryEvent[];
 };
 
+/** The replay bundle with the command probe, built once for both tests. */
+let probedBundle: ReturnType<typeof bundleWorkflowCode> | undefined;
+
 /** Replays `events`, returning the child starts and signals the code issued ("kind workflowId name"). */
 async function commandsOf(events: HistoryEvent[]): Promise<string[]> {
-  const workflowBundle = await bundleWorkflowCode({
+  probedBundle ??= bundleWorkflowCode({
     workflowsPath: require.resolve('./all-workflows'),
     workflowInterceptorModules: [require.resolve('./command-probe')],
     logger: quietLogger,
   });
+  const workflowBundle = await probedBundle;
   const commands: string[] = [];
   const sinks: InjectedSinks<ProbeSinks> = {
     probe: {
@@ -50,16 +57,14 @@ async function commandsOf(events: HistoryEvent[]): Promise<string[]> {
 }
 
 describe('a reply handled in the same workflow task as its question’s send result', () => {
-  // The task that took both results: the first one started after the send's completion.
+  // The task that took both results: the first one started after the question's send completed.
+  const sendScheduled = recorded.events.find(
+    (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'sendMessage',
+  );
   const sendCompleted = recorded.events.findIndex(
-    (e, i) =>
+    (e) =>
       e.eventType === 'EVENT_TYPE_ACTIVITY_TASK_COMPLETED' &&
-      recorded.events
-        .slice(0, i)
-        .some(
-          (s) =>
-            s.eventType === 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED' && JSON.stringify(s).includes('sendMessage'),
-        ),
+      e.activityTaskCompletedEventAttributes?.scheduledEventId === sendScheduled?.eventId,
   );
   const bothTaken = recorded.events.findIndex(
     (e, i) => i > sendCompleted && e.eventType === 'EVENT_TYPE_WORKFLOW_TASK_STARTED',
