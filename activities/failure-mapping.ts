@@ -16,8 +16,7 @@ import {
   TransportError,
   ValidationError,
 } from '../messaging/errors';
-import type { MarkReadReport } from './mark-reads';
-import { ActivityFailureTypes as F, type SendFailureDetails } from './types';
+import { ActivityFailureTypes as F, type PollFailureReport, type SendFailureDetails } from './types';
 
 export function failure(
   type: string,
@@ -100,24 +99,27 @@ export function sendFailure(err: unknown, startedAt: number): ApplicationFailure
 }
 
 /**
- * A failed poll's failure, carrying what its riding mark-reads did as the second detail
- * (`{ markRead }`; the first stays the failure's own). Same type, message and category, and
- * non-retryable like every request failure (the poll activity has one attempt: the workflow
- * retries). A cancellation cannot carry details and stays as it is; so does a failure with
- * nothing to report.
+ * A failed poll's failure, carrying what it did as the second detail (`{ markRead, quietPolls }`;
+ * the first stays the failure's own). Same type, message and category, and non-retryable like
+ * every request failure (the poll activity has one attempt: the workflow retries). A cancellation
+ * cannot carry details and stays as it is; so does a failure with nothing to report.
  */
-export function withMarkReadReport(err: unknown, report: MarkReadReport | undefined): unknown {
-  if (!report || err instanceof CancelledFailure) return err;
+export function withPollReport(err: unknown, report: PollFailureReport): unknown {
+  const carried: PollFailureReport = {
+    ...(report.markRead ? { markRead: report.markRead } : {}),
+    ...(report.quietPolls?.length ? { quietPolls: report.quietPolls } : {}),
+  };
+  if (Object.keys(carried).length === 0 || err instanceof CancelledFailure) return err;
   const app = err instanceof ApplicationFailure ? err : undefined;
   const error = err instanceof Error ? err : undefined;
-  const carried = ApplicationFailure.create({
+  const failure = ApplicationFailure.create({
     // A plain error's type as the SDK would name it (its class).
     type: app ? (app.type ?? undefined) : (error?.constructor.name ?? 'Error'),
     message: error ? error.message : String(err),
     nonRetryable: true,
-    details: [app?.details?.[0] ?? {}, { markRead: report }],
+    details: [app?.details?.[0] ?? {}, carried],
     ...(app?.category ? { category: app.category } : {}),
   });
-  if (error?.stack) carried.stack = error.stack;
-  return carried;
+  if (error?.stack) failure.stack = error.stack;
+  return failure;
 }

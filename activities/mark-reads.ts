@@ -2,7 +2,7 @@
  * Mark-reads riding with the poll activity: the agent workflow hands each poll the messages it
  * has handed off and not yet marked read; the activity marks them while it polls, paced by the
  * statuses window as the workflow recorded it (the same sliding-window rule), and reports which
- * were marked, which the service refused for good, and when each request went out, so that the
+ * were marked, which the service refused for good, and when each request was answered, so that the
  * workflow records them in its window. A mark-read costs the agent no activity and no workflow
  * task of its own. A failure that may pass (429, 503, a dropped connection) stops the riding for
  * this poll: the rest waits for the next one (after Retry-After, when the service sent one).
@@ -31,7 +31,10 @@ export interface MarkReadReport {
   done: string[];
   /** Refused for good (a 4xx other than 429): dropped, they stay unread in the buffer. */
   refused: string[];
-  /** When each request went out (worker clock), for the workflow's window. */
+  /**
+   * When each request was answered (worker clock), for the workflow's window: the latest time the
+   * service may have counted it.
+   */
   times: number[];
   /** A failure that may pass stopped the riding (the rest waits for the next poll). */
   failure?: string;
@@ -53,9 +56,13 @@ export class MarkReadPlan {
     return wait > 0 ? wait + this.input.marginMs : 0;
   }
 
-  /** A request went out at `at`. */
-  record(at: number): void {
-    this.window.record(at);
+  /**
+   * A request went out at `at`; returns what to call when its answer came back. The window keeps
+   * it from then: the service counts it when it takes it in, any time until it answers (a slow
+   * front, a queue), so the answer is the only time the window can be sure of.
+   */
+  record(at: number): (answeredAt: number) => void {
+    return this.window.record(at);
   }
 }
 
@@ -94,13 +101,18 @@ export async function rideMarkReads(
       await sleep(wait, stop).catch(() => undefined);
       if (stop.aborted) break;
     }
-    const at = Date.now();
-    plan.record(at);
-    report.times.push(at);
+    const answered = plan.record(Date.now());
+    const counted = () => {
+      const at = Date.now();
+      answered(at);
+      report.times.push(at);
+    };
     try {
       await markRead(id);
+      counted();
       report.done.push(id);
     } catch (err) {
+      counted();
       const how = classify(err);
       if (how.final) {
         report.refused.push(id);

@@ -10,7 +10,7 @@ import { PollReplacedError } from '../messaging/errors';
 import type { MessagingClient } from '../messaging/client';
 import { flattenPage } from '../messaging/page';
 import type { Status } from '../messaging/schemas';
-import { requestFailure, withMarkReadReport } from './failure-mapping';
+import { requestFailure, withPollReport } from './failure-mapping';
 import { rideMarkReads, type MarkReadReport } from './mark-reads';
 import { QuietPolling } from './quiet-polling';
 import type { PollInput, PollOutput } from './types';
@@ -71,10 +71,10 @@ export async function pollWithMarkReads(
         halted.signal,
       )
     : Promise.resolve(undefined);
+  const quiet = input.quiet
+    ? new QuietPolling(input.quiet, Date.now(), longPollMs(input.timeoutSeconds))
+    : undefined;
   try {
-    const quiet = input.quiet
-      ? new QuietPolling(input.quiet, Date.now(), longPollMs(input.timeoutSeconds))
-      : undefined;
     // Mark-reads stopped by a failure that may pass: the workflow retries them with its next
     // poll, so this one stops being quiet (an idle chat would otherwise leave them for minutes).
     if (quiet) void marking.then((report) => report?.failure !== undefined && quiet.endAtNextPoll());
@@ -83,11 +83,12 @@ export async function pollWithMarkReads(
     const report = await marking;
     return report ? { ...result, markRead: report } : result;
   } catch (err) {
-    // The mark-reads' report goes with the poll's failure: a 429 one of them met must be waited
-    // out by the next poll's, and what was marked is not marked twice.
+    // What it did goes with the poll's failure: a 429 a mark-read met must be waited out by the
+    // next poll's, what was marked is not marked twice, and the quiet polls count in the window.
+    const quietPolls = quiet?.failedAt(Date.now());
     halted.abort();
     ridden.abort();
-    throw withMarkReadReport(err, await marking);
+    throw withPollReport(err, { markRead: await marking, quietPolls });
   } finally {
     ridden.abort();
   }

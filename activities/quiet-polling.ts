@@ -27,6 +27,11 @@ export interface QuietPollingInput {
   /** The updates window's recorded request times, as the workflow had them. */
   times: number[];
   /**
+   * The time among `times` the workflow recorded for this activity's first poll (when planned):
+   * moved to when that poll was answered, as the workflow will move it.
+   */
+  firstAt?: number;
+  /**
    * Receipts of pages with no message are read past (not returned at once) unless they are for
    * one of these watched message ids. Absent: every page is returned.
    */
@@ -73,8 +78,7 @@ export class QuietPolling {
    * are listed in {@link pollEnds}; the one returned is the workflow's own to record.
    */
   afterPoll(page: QuietPage, at: number): QuietDecision {
-    // The workflow recorded the first poll when it planned it (in `times`): not twice.
-    if (this.polls++ > 0) this.window.record(at);
+    this.answered(at);
     if (this.ending) return { action: 'return' };
     const { marginMs, reserve } = this.input;
     const paced = this.window.delayKeeping(at, reserve);
@@ -87,11 +91,34 @@ export class QuietPolling {
   }
 
   /**
+   * The poll now open failed at `at`: the polls to report with the failure, as {@link pollEnds}
+   * would have listed them (the failed one too, unless it was the first: the workflow's own).
+   */
+  failedAt(at: number): number[] {
+    const extra = this.polls > 0;
+    this.answered(at);
+    return extra ? [...this.pollEnds, at] : [...this.pollEnds];
+  }
+
+  /**
    * Return after the poll now open, whatever it brings: the mark-reads riding along stopped at a
    * failure, and the workflow is to retry them with its next poll.
    */
   endAtNextPoll(): void {
     this.ending = true;
+  }
+
+  /**
+   * A poll was answered at `at`: it counts from then (the service may have counted it any time
+   * until it answered). The first was recorded by the workflow when it planned it: moved, not
+   * recorded twice.
+   */
+  private answered(at: number): void {
+    if (this.polls++ > 0) this.window.record(at);
+    else if (this.input.firstAt !== undefined) {
+      this.window.forget(this.input.firstAt);
+      this.window.record(Math.max(at, this.input.firstAt));
+    }
   }
 
   /** After receipts: the settle, grown with the budget in use, and the even cadence. */

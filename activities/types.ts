@@ -32,6 +32,17 @@ interface PollExtras {
   markRead?: MarkReadReport;
 }
 
+/**
+ * What a failed poll did before it failed, carried as its failure's second detail
+ * (failure-mapping.ts `withPollReport`), for the workflow's windows.
+ */
+export interface PollFailureReport {
+  /** What its riding mark-reads did. */
+  markRead?: MarkReadReport;
+  /** When each quiet poll it made before the failed one was answered, and the failed one's end. */
+  quietPolls?: number[];
+}
+
 export type PollOutput =
   | ({
       status: 'page';
@@ -39,7 +50,7 @@ export type PollOutput =
       messages: InboundMessage[];
       statuses: Status[];
       contacts: Contact[];
-      /** Worker clock when the request left, for the workflow's pacing window. */
+      /** Worker clock when the request left (the poll's fence for a reconciliation). */
       startedAt: number;
     } & PollExtras)
   | ({ status: 'empty'; startedAt: number } & PollExtras)

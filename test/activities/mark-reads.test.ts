@@ -44,16 +44,14 @@ describe('mark-reads riding with a poll', () => {
     marginMs: 20,
     times,
   });
+  /** Rides `input`'s mark-reads with a poll that is not over. */
+  const ride = (rideInput: MarkReadInput) =>
+    rideMarkReads(rideInput, (id) => client.markRead(id), abortableSleep, new AbortController().signal);
   const markedRead = async () => (await sim.control.transcript()).inbound.filter((m) => m.markedRead).length;
 
   it('marks every message read, paced by the window: two at once, the third when the oldest ages out', async () => {
     const ids = await humanSays(3);
-    const report = await rideMarkReads(
-      input(ids),
-      (id) => client.markRead(id),
-      abortableSleep,
-      new AbortController().signal,
-    );
+    const report = await ride(input(ids));
     expect(report.done).toEqual(ids);
     expect(report.refused).toEqual([]);
     expect(report.failure).toBeUndefined();
@@ -68,34 +66,32 @@ describe('mark-reads riding with a poll', () => {
   it('keeps the window the workflow recorded: a full window waits before the first request', async () => {
     const ids = await humanSays(1);
     const now = Date.now();
-    const report = await rideMarkReads(
-      input(ids, [now - 200, now - 100]),
-      (id) => client.markRead(id),
-      abortableSleep,
-      new AbortController().signal,
-    );
+    const report = await ride(input(ids, [now - 200, now - 100]));
     expect(report.done).toEqual(ids);
     expect(report.times[0] - now).toBeGreaterThanOrEqual(WINDOW_MS - 200);
   });
 
+  it('counts a request from its answer: a service slow to take one in does not answer the third with a 429', async () => {
+    const ids = await humanSays(3);
+    // The first is held 400 ms before the limiter counts it: counted from when it went out, the
+    // third would go 400 ms too soon.
+    await sim.control.fault({ endpoint: 'statuses', count: 1, fault: { kind: 'slow', delayMs: 400 } });
+    const started = Date.now();
+    const report = await ride(input(ids));
+    expect(report.done).toEqual(ids);
+    expect(report.times[0] - started).toBeGreaterThanOrEqual(400);
+    const log = await sim.control.log();
+    expect(log.filter((l) => l.endpoint === 'statuses' && l.status === 429)).toEqual([]);
+  });
+
   it('drops what the service refuses for good and goes on; stops at a 429 and says when to retry', async () => {
     const ids = await humanSays(2);
-    const refused = await rideMarkReads(
-      input(['wamid.never-issued', ...ids]),
-      (id) => client.markRead(id),
-      abortableSleep,
-      new AbortController().signal,
-    );
+    const refused = await ride(input(['wamid.never-issued', ...ids]));
     expect(refused.refused).toEqual(['wamid.never-issued']);
     await new Promise((r) => setTimeout(r, WINDOW_MS + 50));
     await sim.control.fault({ endpoint: 'statuses', count: 1, fault: { kind: 'rate_limit', retryAfter: 3 } });
     const more = await humanSays(2);
-    const limited = await rideMarkReads(
-      input(more),
-      (id) => client.markRead(id),
-      abortableSleep,
-      new AbortController().signal,
-    );
+    const limited = await ride(input(more));
     expect(limited.done).toEqual([]);
     expect(limited.failure).toMatch(/rate limited/);
     expect(limited.retryAfterMs).toBe(3000);

@@ -4,8 +4,7 @@
  * is pure, so each rule (what means "not sent", what is final) has a unit test.
  */
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/common';
-import type { MarkReadReport } from '../../activities/mark-reads';
-import type { SendFailureDetails } from '../../activities/types';
+import type { PollFailureReport, SendFailureDetails } from '../../activities/types';
 import { ActivityFailureTypes as F, NON_RETRYABLE_REQUEST_FAILURES } from '../../protocol/failures';
 import type { SendFailureType } from '../../protocol/failures';
 import type { Rejection } from './send-policy';
@@ -82,12 +81,12 @@ export function isWorkerShutdown(info: FailureInfo): boolean {
 }
 
 /**
- * What a failed poll's riding mark-reads did, carried as its failure's second detail
- * (activities/failure-mapping.ts `withMarkReadReport`); undefined when the failure has none.
+ * What a failed poll did before it failed (its mark-reads, its quiet polls), carried as its
+ * failure's second detail (activities/failure-mapping.ts `withPollReport`); empty when the
+ * failure carries nothing.
  */
-export function markReadReportOf(err: unknown): MarkReadReport | undefined {
+export function pollReportOf(err: unknown): PollFailureReport {
   const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
-  if (!(cause instanceof ApplicationFailure)) return undefined;
-  const carried = cause.details?.[1] as { markRead?: MarkReadReport } | undefined;
-  return carried?.markRead;
+  if (!(cause instanceof ApplicationFailure)) return {};
+  return (cause.details?.[1] as PollFailureReport | undefined) ?? {};
 }

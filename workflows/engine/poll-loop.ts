@@ -13,13 +13,14 @@ import type { QuietPollingInput } from '../../activities/quiet-polling';
 import type { PollOutput } from '../../activities/types';
 import { pollHeartbeatTimeoutMs } from './activity-proxies';
 import type { Dispatcher } from './dispatcher';
-import { failureInfo, markReadReportOf, requestVerdict } from './failure';
+import { failureInfo, pollReportOf, requestVerdict } from './failure';
 import { readToEnd } from './poll-cursor';
 import { pageKind, waitAfterPage } from './poll-budget';
 import { expectPoll, pollFailed, untilResumed } from './poll-health';
 import { assumeQuietPolls, quietPollingFor, recordQuietPolls, type QuietPollContext } from './quiet-poll';
 import { rideReport, unreportedRide } from './ride-report';
 import type { AgentRuntime } from './runtime';
+import { isPatched } from './versions';
 import { FRESH_RETRY_STATE, backoffMs, decide, retryAfterRejection, type RetryState } from './send-policy';
 
 /** Where the loop is in its retries after failed polls. */
@@ -32,6 +33,10 @@ interface PollRetry {
 
 /** A wait before a poll longer than this is a workflow timer, not the activity's (its timeouts stay short). */
 const ACTIVITY_WAIT_MAX_MS = 20_000;
+
+/** Polls count in the updates window from their answer, not their start (versions.ts). */
+const WINDOW_AT_ANSWER = 'amsflow-window-at-answer';
+
 /** Mark-reads handed to one poll at most (it paces them by the statuses window). */
 const MARK_READS_PER_POLL = 50;
 
@@ -61,25 +66,17 @@ export async function runPollLoop(rt: AgentRuntime, dispatcher: Dispatcher): Pro
     const timeoutSeconds = rt.cursor.timeoutSeconds(rt.tuning.pollTimeoutSeconds);
     // The mark-reads first: what they leave for a later poll bounds how long this one stays quiet.
     const markRead = markReadsFor(rt);
-    const quiet = timeoutSeconds > 0 ? quietPollingFor(quietContext(rt)) : undefined;
-    rt.deadline.expect(quiet ? 'quiet' : 'long', rt.now() + plan.waitMs);
     const handedOutAt = rt.now();
     const pollStartedAt = handedOutAt + plan.waitMs;
+    const quiet = timeoutSeconds > 0 ? quietPollingFor(quietContext(rt, pollStartedAt)) : undefined;
+    rt.deadline.expect(quiet ? 'quiet' : 'long', rt.now() + plan.waitMs);
     let result: PollOutput;
     try {
       result = await pollOnce(rt, timeoutSeconds, quiet, plan.waitMs, markRead);
     } catch (err) {
-      // What the mark-reads did, when the failure carries it; else each counts as a request.
-      const report = markReadReportOf(err);
-      if (report) tookMarkReads(rt, { markRead: report });
-      else {
-        const timedOut = failureInfo(err).timedOut;
-        rt.statuses.rode(rt.now(), unreportedRide(timedOut, pollHeartbeatTimeoutMs(rt.tuning), rt.tuning));
-        if (markRead) assumeSpent(rt, markRead.ids.length);
-      }
+      bookFailedPoll(rt, err, markRead, quiet, pollStartedAt);
       if (lifecycle.draining && isCancellation(err)) return;
       plan.confirm(rt.now());
-      if (quiet) assumeQuietPolls(rt.windows.updates, quiet, pollStartedAt, rt.now());
       if (quiet && isCancellation(err)) continue; // ended for a reconciliation: poll again at once
       const info = pollFailed(rt, err, handedOutAt);
       if (!rt.status.refusal) retryLater(rt, retry, requestVerdict(info));
@@ -94,7 +91,8 @@ export async function runPollLoop(rt: AgentRuntime, dispatcher: Dispatcher): Pro
     rt.cursor.retryAt = undefined;
     rt.deadline.ended(rt.now());
     rt.tally.polled(1 + recordQuietPolls(rt.windows.updates, result.quietPolls));
-    plan.confirm(result.startedAt);
+    // Counted from its answer: the service may have counted it any time until it answered.
+    plan.confirm(isPatched(WINDOW_AT_ANSWER) ? rt.now() : result.startedAt);
     // Answered before the cancellation reached it: the next run reads the page again.
     if (lifecycle.pollEnding) return;
     // Receipts a quiet poll read past: for the ledger and the counters (nobody waits for them).
@@ -156,6 +154,30 @@ function tookMarkReads(rt: AgentRuntime, result: Pick<PollOutput, 'markRead'>): 
   rt.statuses.rode(rt.now(), rideReport(report, rt.tuning));
 }
 
+/**
+ * Books what a failed poll did in the windows: its mark-reads and its quiet polls, as its failure
+ * reports them, else the most it may have done (a cancellation or a lost worker reports nothing).
+ */
+function bookFailedPoll(
+  rt: AgentRuntime,
+  err: unknown,
+  markRead: MarkReadInput | undefined,
+  quiet: QuietPollingInput | undefined,
+  pollStartedAt: number,
+): void {
+  const report = pollReportOf(err);
+  if (report.markRead) tookMarkReads(rt, { markRead: report.markRead });
+  else {
+    const timedOut = failureInfo(err).timedOut;
+    rt.statuses.rode(rt.now(), unreportedRide(timedOut, pollHeartbeatTimeoutMs(rt.tuning), rt.tuning));
+    if (markRead) assumeSpent(rt, markRead.ids.length);
+  }
+  if (!quiet) return;
+  if (report.quietPolls && isPatched(WINDOW_AT_ANSWER))
+    recordQuietPolls(rt.windows.updates, report.quietPolls);
+  else assumeQuietPolls(rt.windows.updates, quiet, pollStartedAt, rt.now());
+}
+
 /** A poll that failed told nothing of its mark-reads: count each as a request made now. */
 function assumeSpent(rt: AgentRuntime, n: number): void {
   for (let i = 0; i < n; i++) rt.windows.statuses.record(rt.now());
@@ -208,8 +230,9 @@ function cadenceAfter(rt: AgentRuntime, result: PollOutput): number {
   return waitAfterPage(kind, rt.windows.updates, rt.now(), rt.tuning);
 }
 
-function quietContext(rt: AgentRuntime): QuietPollContext {
+function quietContext(rt: AgentRuntime, firstAt: number): QuietPollContext {
   return {
+    firstAt,
     tuning: rt.tuning,
     limits: rt.input.limits,
     window: rt.windows.updates,

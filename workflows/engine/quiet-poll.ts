@@ -17,6 +17,8 @@ export interface QuietPollContext {
   fenceWanted: boolean;
   /** Message ids whose receipts a conversation watches: a page with one of them comes back. */
   watched: string[];
+  /** When the window has the poll's first request (as planned): the activity moves it to its answer. */
+  firstAt: number;
   /** Now (workflow time), and when the first mark-read left for a later poll is due. */
   now: number;
   markReadDueAt: number | undefined;
@@ -34,6 +36,7 @@ export function quietPollingFor(ctx: QuietPollContext): QuietPollingInput | unde
     reserve: tuning.pollReserve,
     marginMs: tuning.pacingMarginMs,
     times: ctx.window.snapshot(),
+    firstAt: ctx.firstAt,
     watched: ctx.watched,
     receiptSettleMs: tuning.receiptSettleMs,
     minSettleMs: tuning.minSettleMs,

@@ -39,6 +39,14 @@ export const PATCHES = {
     mayGo:
       'deprecated once no agent run begun before 2026-11-28 is open (its next continue-as-new), then removed once no run of the patched stage is open',
   },
+  'amsflow-window-at-answer': {
+    added: '2026-11-28',
+    stage: 'patched',
+    change:
+      "a poll counts in the updates window from when it was answered, not when it left (the service may count it any time until it answers: a slow front stamps it late), and a failed quiet poll's own report of its polls replaces the assumed ones",
+    mayGo:
+      'deprecated once no agent run begun before 2026-11-28 is open (its next continue-as-new), then removed once no run of the patched stage is open',
+  },
 } as const satisfies Record<string, PatchEntry>;
 
 export type PatchId = keyof typeof PATCHES;

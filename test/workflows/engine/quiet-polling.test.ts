@@ -13,6 +13,17 @@ const spec: QuietPollingInput = {
 };
 const POLL_MS = 30_000; // a 25 s long poll and its slack
 
+/** Follows the activity's decisions after polls answered at once, from `at`: when each poll went. */
+function pollsFrom(quiet: QuietPolling, at: number): number[] {
+  const starts = [at];
+  for (;;) {
+    const decision = quiet.afterPoll('nothing', at);
+    if (decision.action === 'return') return starts;
+    at += decision.afterMs;
+    starts.push(at);
+  }
+}
+
 describe('quiet polling (the poll activity polls again while polls bring nothing needed now)', () => {
   it('polls again at once after an empty long poll, and lists it for the workflow', () => {
     const quiet = new QuietPolling(spec, 0, POLL_MS);
@@ -36,6 +47,7 @@ describe('quiet polling (the poll activity polls again while polls bring nothing
       window: new SlidingWindow(15, 60_000),
       fenceWanted: false,
       watched: [],
+      firstAt: 100_000,
       now: 100_000,
     };
     expect(quietPollingFor({ ...context, markReadDueAt: undefined })?.forMs).toBe(300_000);
@@ -67,19 +79,33 @@ describe('quiet polling (the poll activity polls again while polls bring nothing
 
   it('never exceeds limit - reserve in any window, even if the server answered empty at once', () => {
     // The first poll, at 0, is the workflow's own: recorded when it was planned.
-    const quiet = new QuietPolling({ ...spec, forMs: 600_000, times: [0] }, 0, 0);
-    const starts: number[] = [0];
-    let at = 0;
-    for (;;) {
-      const decision = quiet.afterPoll('nothing', at);
-      if (decision.action === 'return') break;
-      at += decision.afterMs;
-      starts.push(at);
-    }
+    const starts = pollsFrom(new QuietPolling({ ...spec, forMs: 600_000, times: [0] }, 0, 0), 0);
     for (const s of starts) {
       expect(starts.filter((t) => t > s - 60_000 && t <= s).length).toBeLessThanOrEqual(13);
     }
     expect(starts.length).toBeGreaterThan(100); // it went on for the whole 10 minutes
+  });
+
+  it('counts every poll from its answer: a first poll the service took in late does not let a 14th through', () => {
+    // The workflow recorded the first poll at 0, when it planned it; the service, slow to take
+    // it in, counted it at 59 s, when it answered. Every later poll is answered (and counted) at
+    // once, empty.
+    const counted = pollsFrom(
+      new QuietPolling({ ...spec, forMs: 200_000, times: [0], firstAt: 0 }, 0, 0),
+      59_000,
+    );
+    for (const s of counted) {
+      expect(counted.filter((t) => t > s - 60_000 && t <= s).length).toBeLessThanOrEqual(13);
+    }
+  });
+
+  it('reports the polls it made when one fails: the failed one too, unless it was the first', () => {
+    const first = new QuietPolling(spec, 0, POLL_MS);
+    expect(first.failedAt(1000)).toEqual([]);
+    const later = new QuietPolling(spec, 0, POLL_MS);
+    later.afterPoll('nothing', 25_000);
+    later.afterPoll('nothing', 50_000);
+    expect(later.failedAt(50_300)).toEqual([25_000, 50_000, 50_300]);
   });
 });
 
