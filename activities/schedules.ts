@@ -37,14 +37,17 @@ export interface ScheduleActivityOptions {
   timeZones?: Readonly<Record<string, string>>;
 }
 
-/** The failure message of the workflow's last failed workflow task, if one failed. */
+/**
+ * The failure message of the workflow's last workflow task, if it failed and none completed since
+ * (a task that failed once and then completed, e.g. on a worker lost mid-task, says nothing).
+ */
 async function workflowTaskFailure(client: Client, workflowId: string): Promise<string | undefined> {
   try {
     const history = await client.workflow.getHandle(workflowId).fetchHistory();
-    const failed = (history.events ?? [])
-      .map((e) => e.workflowTaskFailedEventAttributes)
-      .filter((a) => a !== null && a !== undefined)
+    const last = (history.events ?? [])
+      .filter((e) => e.workflowTaskFailedEventAttributes || e.workflowTaskCompletedEventAttributes)
       .at(-1);
+    const failed = last?.workflowTaskFailedEventAttributes;
     return failed ? (failed.failure?.message ?? 'its workflow task failed') : undefined;
   } catch {
     return undefined;

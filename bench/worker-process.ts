@@ -118,10 +118,11 @@ export async function startBenchWorker(options: BenchWorkerOptions): Promise<Ben
 /** Bundles the reference bot once (as the worker would), so that every bench worker starts from the file. */
 export async function prebuildReferenceBundle(): Promise<{ file: string; close(): void }> {
   const { bundleWorkflowCode } = await import('@temporalio/worker');
-  const { workflowBundlerOptions } = await import('../worker/bundling');
+  const { workflowBundlerOptions, WORKFLOW_INTERCEPTOR_MODULES } = await import('../worker/bundling');
   const { code } = await bundleWorkflowCode({
     workflowsPath: require.resolve('../examples/reference/bot'),
     ...workflowBundlerOptions(),
+    workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
     logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
   });
   const dir = mkdtempSync(join(tmpdir(), 'amsflow-bench-bundle-'));

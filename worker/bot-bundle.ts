@@ -14,7 +14,7 @@ import { existsSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { WORKFLOW_API_PATH, workflowBundlerOptions } from './bundling';
+import { WORKFLOW_API_PATH, WORKFLOW_INTERCEPTOR_MODULES, workflowBundlerOptions } from './bundling';
 import { AmsflowError } from '../core/amsflow-error';
 import { AmsflowErrorCodes } from '../core/error-codes';
 
@@ -151,6 +151,7 @@ export async function bundleBot(options: BundleBotOptions): Promise<WorkflowBund
     const bundle = await bundleWorkflowCode({
       workflowsPath: entry,
       failureConverterPath: options.failureConverterPath,
+      workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
       logger: options.logger ?? { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop },
       webpackConfigHook: (config) => {
         const hooked = webpackConfigHook!(config);

@@ -12,6 +12,14 @@ import type { WorkerOptions } from '@temporalio/worker';
 /** The module `amsflow/workflows` names for this worker. */
 export const WORKFLOW_API_PATH = resolve(__dirname, '..', 'workflows', 'index');
 
+/**
+ * Workflow interceptor modules bundled with every amsflow workflow: the stale-clock guard (see
+ * workflows/engine/activation-clock.ts).
+ */
+export const WORKFLOW_INTERCEPTOR_MODULES: readonly string[] = [
+  resolve(__dirname, '..', 'workflows', 'engine', 'activation-clock'),
+];
+
 /** The node_modules folder holding the `@temporalio/workflow` this worker runs. */
 const OWN_MODULES = resolve(dirname(require.resolve('@temporalio/workflow/package.json')), '..', '..');
 

@@ -9,6 +9,7 @@
  */
 import { tmpdir } from 'node:os';
 import { resolve, sep } from 'node:path';
+import { WORKFLOW_INTERCEPTOR_MODULES } from '../../worker/bundling';
 import { cachedBundleCode, inputsProbe, storeBundleCode, type BundleInputs } from './bundle-cache';
 
 type BotBundleModule = Pick<typeof import('../../worker/bot-bundle'), 'bundleBot'>;
@@ -56,6 +57,7 @@ export function cacheBotBundles(botBundle: BotBundleModule, bundling: BundlingMo
       bot: resolve(opts.workflowsPath),
       handlers: opts.handlers ?? null,
       failureConverterPath: opts.failureConverterPath ?? null,
+      interceptors: WORKFLOW_INTERCEPTOR_MODULES,
     };
     const code = cachedBundleCode(dir, key);
     if (code !== undefined) return { code, sourceMap: 'deprecated: this is no longer in use\n' };
