@@ -166,11 +166,24 @@ export class AgentHealthMonitor {
     return { running: true, ...(attempt ? { workflowTaskAttempt: attempt } : {}), state };
   }
 
-  /** A call to Temporal that ends by `deadline`, or at once when the monitor stops. */
-  private call<T>(deadline: number, fn: () => Promise<T>): Promise<T> {
+  /**
+   * A call to Temporal that ends by `deadline`, or at once when the monitor stops. Each call gets
+   * its own signal, tied to the monitor's while it runs: the SDK adds a listener to the signal of
+   * every call and never removes it, so one long-lived signal would gather two per agent per check
+   * (a leak, and Node's MaxListenersExceededWarning on `npm start` after a minute).
+   */
+  private async call<T>(deadline: number, fn: () => Promise<T>): Promise<T> {
     const { connection } = this.options.client;
-    if (this.abort.signal.aborted) return Promise.reject(new Error('agent health checks stopped'));
-    return connection.withAbortSignal(this.abort.signal, () => connection.withDeadline(deadline, fn));
+    const stopped = this.abort.signal;
+    if (stopped.aborted) throw new Error('agent health checks stopped');
+    const own = new AbortController();
+    const stop = () => own.abort();
+    stopped.addEventListener('abort', stop, { once: true });
+    try {
+      return await connection.withAbortSignal(own.signal, () => connection.withDeadline(deadline, fn));
+    } finally {
+      stopped.removeEventListener('abort', stop);
+    }
   }
 }
 
