@@ -282,12 +282,12 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
     }
     const consumed = await faults.consumed();
     const faultsInjected: Record<string, number> = {};
-    for (const f of consumed)
-      faultsInjected[`${f.endpoint} ${f.kind}`] = (faultsInjected[`${f.endpoint} ${f.kind}`] ?? 0) + 1;
-    // Which endpoint the limiter refused, and when: the verdict has only the total.
     const injected429: Record<string, number> = {};
-    for (const f of consumed)
+    for (const f of consumed) {
+      faultsInjected[`${f.endpoint} ${f.kind}`] = (faultsInjected[`${f.endpoint} ${f.kind}`] ?? 0) + 1;
       if (f.kind === 'rate_limit') injected429[f.endpoint] = (injected429[f.endpoint] ?? 0) + 1;
+    }
+    // Which endpoint the limiter refused, and when: the verdict has only the total.
     for (const [endpoint, n] of Object.entries(served429ByEndpoint(logLines, injected429))) {
       const refused = logLines.filter((l) => l.endpoint === endpoint && l.status === 429);
       const when = refused.map((l) => `${l.agent} ${sinceLast(killedAt, l.at)} after a kill`);
