@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { prebuildReferenceBundle } from '../bench/worker-process';
-import { agentWorkflowId } from '../protocol';
+import { agentWorkflowId, askAgainOnRebuild } from '../protocol';
 import { ambiguousKinds, startFaults } from './faults';
 import { MESSAGES_PER_SESSION, botTexts, runSession, type Human, type SessionKind } from './human';
 import { startClusterStage } from './cluster-stage';
@@ -236,9 +236,10 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
     for (const agent of stage.agents) {
       const left = (await stage.sim.control.transcript({ agent })).inbound.filter((m) => !m.markedRead);
       if (left.length === 0) continue;
-      const state = await stage.client.workflow
-        .getHandle(agentWorkflowId(agent))
-        .query<{ pendingMarkRead: number; dropped: unknown; generation: number }>('amsflow.state')
+      const handle = stage.client.workflow.getHandle(agentWorkflowId(agent));
+      const state = await askAgainOnRebuild(() =>
+        handle.query<{ pendingMarkRead: number; dropped: unknown; generation: number }>('amsflow.state'),
+      )
         .then((v) =>
           JSON.stringify({ pending: v.pendingMarkRead, dropped: v.dropped, generation: v.generation }),
         )

@@ -9,6 +9,7 @@
 import { WorkflowFailedError, type Client } from '@temporalio/client';
 import { requestApproval } from '../client/approval-handle';
 import { stateQuery } from '../protocol/messages';
+import { askAgainOnRebuild } from '../protocol/queries';
 import type { RunningSimulator } from '../simulator';
 import { matches, type Expectation, type SurfacedAs } from './tally';
 
@@ -75,10 +76,8 @@ const isSurfaced = (type: string | undefined): type is SurfacedAs =>
  */
 async function surfaced(h: Human, messageId: string): Promise<SurfacedAs | undefined> {
   const workflowId = `agent:${h.agent}:msg:${messageId}`;
-  const state = await h.client.workflow
-    .getHandle(`agent:${h.agent}`)
-    .query(stateQuery)
-    .catch(() => undefined);
+  const agent = h.client.workflow.getHandle(`agent:${h.agent}`);
+  const state = await askAgainOnRebuild(() => agent.query(stateQuery)).catch(() => undefined);
   const reported = state?.failedSends.find((f) => f.requester === workflowId);
   if (reported && isSurfaced(reported.type)) return reported.type;
   try {

@@ -12,6 +12,7 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { agentWorkflowId } from '../protocol/ids';
 import { resumeAgentWorkflow } from '../protocol/agent-start';
 import { stateQuery } from '../protocol/messages';
+import { askAgainOnRebuild } from '../protocol/queries';
 import type { AgentStateView } from '../protocol';
 
 /** Sends `amsflow.resume` to the agent's workflow. Throws `WorkflowNotFoundError` when it does not run. */
@@ -42,7 +43,7 @@ export async function resume(client: Client, agentKey: string, waitMs = 10_000):
   const handle = client.workflow.getHandle(agentWorkflowId(agentKey));
   let before: AgentStateView;
   try {
-    before = await handle.query(stateQuery);
+    before = await askAgainOnRebuild(() => handle.query(stateQuery));
   } catch (err) {
     if (!(err instanceof WorkflowNotFoundError)) throw err;
     console.error(`agent "${agentKey}" is not running (no workflow ${agentWorkflowId(agentKey)})`);
@@ -51,7 +52,7 @@ export async function resume(client: Client, agentKey: string, waitMs = 10_000):
   await resumeAgent(client, agentKey, 'amsflow agent resume');
   const started = Date.now();
   for (;;) {
-    const after = await handle.query(stateQuery);
+    const after = await askAgainOnRebuild(() => handle.query(stateQuery));
     const result = resumeResult(before, after);
     if (result === 'refused') {
       console.error(`agent "${agentKey}" was refused again (${after.status}): ${after.refusal!.fix}`);

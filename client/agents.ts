@@ -10,6 +10,7 @@ import { resolveLimits, type Limits } from '../messaging/limits';
 import { agentKeyProblem, agentWorkflowId } from '../protocol/ids';
 import { AGENT_MOVING } from '../protocol/failures';
 import { sendUpdate, stateQuery } from '../protocol/messages';
+import { askAgainOnRebuild } from '../protocol/queries';
 import { startAgentWorkflow } from '../protocol/agent-start';
 import type { AgentStateView, AgentTuning, OutboundMessage, SendOutcome } from '../protocol';
 import { AmsflowError } from '../core/amsflow-error';
@@ -113,7 +114,8 @@ export function agentMoving(err: unknown): boolean {
 export async function getAgentState(client: Client, agentKey: string): Promise<AgentStateView | undefined> {
   checkAgentKey(agentKey);
   try {
-    return await client.workflow.getHandle(agentWorkflowId(agentKey)).query(stateQuery);
+    const handle = client.workflow.getHandle(agentWorkflowId(agentKey));
+    return await askAgainOnRebuild(() => handle.query(stateQuery));
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return undefined;
     throw err;

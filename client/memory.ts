@@ -5,6 +5,7 @@
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { agentKeyProblem } from '../protocol/ids';
+import { askAgainOnRebuild } from '../protocol/queries';
 import { forgetMemoryUpdate, memoryQuery, memoryWorkflowId, type MemoryView } from '../protocol/models';
 import { InvalidAgentKeyError } from './agents';
 
@@ -17,7 +18,8 @@ function checkedId(agentKey: string): string {
 /** The agent's memory; undefined when it has none (no model turn has kept anything yet). */
 export async function readMemory(client: Client, agentKey: string): Promise<MemoryView | undefined> {
   try {
-    return await client.workflow.getHandle(checkedId(agentKey)).query(memoryQuery);
+    const handle = client.workflow.getHandle(checkedId(agentKey));
+    return await askAgainOnRebuild(() => handle.query(memoryQuery));
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return undefined;
     throw err;

@@ -7,6 +7,7 @@
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { QueryDefinition } from '@temporalio/common';
 import { mapLimited } from '../core/map-limited';
+import { askAgainOnRebuild } from '../protocol/queries';
 
 /** At most this many queries are in flight at once while listing. */
 export const QUERY_CONCURRENCY = 8;
@@ -48,9 +49,8 @@ export function queryWithin<R>(
   query: QueryDefinition<R, []>,
   timeoutMs: number,
 ): Promise<R> {
-  return client.withDeadline(Date.now() + timeoutMs, () =>
-    client.workflow.getHandle(workflowId, runId).query(query),
-  );
+  const handle = client.workflow.getHandle(workflowId, runId);
+  return client.withDeadline(Date.now() + timeoutMs, () => askAgainOnRebuild(() => handle.query(query)));
 }
 
 /**

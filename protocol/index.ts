@@ -9,6 +9,7 @@ export * from './answer-words';
 export * from './conversation-ops';
 export * from './conversations';
 export * from './failures';
+export * from './queries';
 export * from './ids';
 export * from './messages';
 export * from './queues';

@@ -13,11 +13,11 @@ import type { WorkerOptions } from '@temporalio/worker';
 export const WORKFLOW_API_PATH = resolve(__dirname, '..', 'workflows', 'index');
 
 /**
- * Workflow interceptor modules bundled with every amsflow workflow: the stale-clock guard (see
- * workflows/engine/activation-clock.ts).
+ * Workflow interceptor modules bundled with every amsflow workflow: the activation guard (see
+ * workflows/engine/activation-guard.ts).
  */
 export const WORKFLOW_INTERCEPTOR_MODULES: readonly string[] = [
-  resolve(__dirname, '..', 'workflows', 'engine', 'activation-clock'),
+  resolve(__dirname, '..', 'workflows', 'engine', 'activation-guard'),
 ];
 
 /** The node_modules folder holding the `@temporalio/workflow` this worker runs. */

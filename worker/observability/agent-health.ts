@@ -9,6 +9,7 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { agentWorkflowId } from '../../protocol/ids';
 import { stateQuery } from '../../protocol/messages';
+import { askAgainOnRebuild } from '../../protocol/queries';
 import type { AgentStateView } from '../../protocol';
 import type { AmsflowMetrics } from './amsflow-metrics';
 import type { AgentHealth } from './health-status';
@@ -160,9 +161,11 @@ export class AgentHealthMonitor {
       return { running: false, closedStatus: description.status.name, state: { error: 'closed' } };
     }
     const attempt = description.raw.pendingWorkflowTask?.attempt ?? undefined;
-    const state = await this.call(deadline, () => handle.query(stateQuery)).catch((err: unknown) => ({
-      error: message(err),
-    }));
+    const state = await this.call(deadline, () => askAgainOnRebuild(() => handle.query(stateQuery))).catch(
+      (err: unknown) => ({
+        error: message(err),
+      }),
+    );
     return { running: true, ...(attempt ? { workflowTaskAttempt: attempt } : {}), state };
   }
 

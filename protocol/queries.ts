@@ -1,0 +1,34 @@
+/**
+ * Asking a workflow a query. amsflow's activation guard (workflows/engine/activation-guard.ts)
+ * refuses a query that met a run just rebuilt from its history in a way the SDK's core gets
+ * wrong; the run is then dropped and rebuilt, so the same query asked again is answered. Every
+ * caller in amsflow asks through {@link askAgainOnRebuild}; the refusals begin with these words.
+ */
+
+/** How the guard's refusals begin (its two rules: the clock, the query on a rebuilt run). */
+export const GUARD_REFUSALS = {
+  staleClock: 'stale workflow clock:',
+  rebuiltRun: 'query on a rebuilt run:',
+} as const;
+
+/** True when `err` (or the message of what it wraps) is a refusal of the activation guard. */
+export function isGuardRefusal(err: unknown): boolean {
+  const seen = new Set<unknown>();
+  for (let at: unknown = err; at instanceof Error && !seen.has(at); at = at.cause) {
+    seen.add(at);
+    if (Object.values(GUARD_REFUSALS).some((words) => at instanceof Error && at.message.includes(words))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** Runs `ask` (one query); when the guard refused it, asks once more (the run was rebuilt). */
+export async function askAgainOnRebuild<T>(ask: () => Promise<T>): Promise<T> {
+  try {
+    return await ask();
+  } catch (err) {
+    if (!isGuardRefusal(err)) throw err;
+    return ask();
+  }
+}
