@@ -9,9 +9,12 @@
  *
  * A workflow that fails with a Temporal failure (`ApplicationFailure`) has not failed a task:
  * its "Workflow failed" line passes through as it is (listeners hear of it as `kind: 'workflow'`).
+ * Nor has a query that amsflow's activation guard refused (workflows/engine/activation-guard.ts):
+ * that is one INFO line, the core's, with the guard's reason; the worker's copy goes to debug.
  */
 import { join, sep } from 'node:path';
 import type { LogLevel, LogMetadata, Logger } from '@temporalio/common';
+import { GUARD_REFUSALS } from '../../protocol/queries';
 import { LevelLogger } from './level-logger';
 
 /** One failure, as reported. */
@@ -61,6 +64,21 @@ export function authorFrame(stack: unknown): string | undefined {
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
+/**
+ * For a log line about a query the activation guard refused: the line to log at INFO instead (the
+ * core's), or '' to demote it to debug (the worker's copy); undefined for any other line.
+ */
+export function guardRefusal(message: string, meta: LogMetadata): string | undefined {
+  const refused = (text: unknown) =>
+    typeof text === 'string' && Object.values(GUARD_REFUSALS).some((words) => text.includes(words));
+  if (message === 'Failed to process Workflow Activation') {
+    return refused((meta.error as { message?: unknown } | undefined)?.message) ? '' : undefined;
+  }
+  if (message !== 'Failing legacy query request' || !refused(meta.failure)) return undefined;
+  const reason = coreMessage(meta.failure) ?? 'see the failure';
+  return `A query was refused by amsflow's activation guard (the run is rebuilt from its history; ask again): ${reason}`;
+}
+
 /** Wraps `inner`: workflow task failures once each; everything else passes through. */
 export class TaskFailureLogger extends LevelLogger {
   private readonly runs = new Map<string, RunInfo>();
@@ -79,6 +97,11 @@ export class TaskFailureLogger extends LevelLogger {
 
   log(level: LogLevel, message: string, meta: LogMetadata = {}): void {
     this.remember(meta);
+    const refused = guardRefusal(message, meta);
+    if (refused !== undefined) {
+      this.inner.log(refused ? 'INFO' : 'DEBUG', refused || message, meta);
+      return;
+    }
     const failure = this.failureOf(level, message, meta);
     if (!failure) {
       this.inner.log(level, message, meta);

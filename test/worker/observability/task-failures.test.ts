@@ -128,3 +128,40 @@ describe('workflow task failures in the log', () => {
     expect(authorFrame('TypeError: x\n    at evalmachine.<anonymous>:27:34')).toBeUndefined();
   });
 });
+
+describe('a query refused by the activation guard, in the log', () => {
+  const REASON =
+    'query on a rebuilt run: this worker rebuilt the run from its history and ran its newest events live just before this query';
+
+  it('is one INFO line with the reason, not a task failure', () => {
+    const { logger, lines, heard } = capture();
+    logger.error('Failed to process Workflow Activation', {
+      sdkComponent: 'worker',
+      workflowId: WF,
+      runId: RUN,
+      error: sandboxError(REASON, 'ActivationGuardError'),
+    });
+    logger.warn('Failing legacy query request', {
+      sdkComponent: 'core',
+      failure: `Failure { failure: Some(Failure { message: "${REASON}", source: "TypeScriptSDK", stack_trace: "..." }) }`,
+    });
+    expect(heard).toEqual([]);
+    expect(lines.map((l) => [l.level, l.msg ?? l.message])).toEqual([
+      [
+        'info',
+        `A query was refused by amsflow's activation guard (the run is rebuilt from its history; ask again): ${REASON}`,
+      ],
+    ]);
+  });
+
+  it('leaves other failed activations and failed queries as they were', () => {
+    const { logger, heard } = capture();
+    logger.error('Failed to process Workflow Activation', {
+      sdkComponent: 'worker',
+      workflowId: WF,
+      runId: RUN,
+      error: sandboxError(BUG, 'TypeError'),
+    });
+    expect(heard.map((f) => f.message)).toEqual([BUG]);
+  });
+});
