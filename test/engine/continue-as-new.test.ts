@@ -151,4 +151,63 @@ describe('continue-as-new', () => {
     const polls = (await engine.sim.control.log(engine.agentKey)).filter((e) => e.endpoint === 'updates');
     expect(polls.filter((e) => e.status === 409)).toEqual([]);
   }, 180_000);
+
+  it('polls on while it moves on, so a send being reconciled settles and the run rolls over', async () => {
+    // The cluster run's stall: a send failed ambiguously while the run was draining for
+    // continue-as-new; its reconciliation ended the quiet poll to get a poll past its fence, and
+    // the loop took that cancellation for the hand-over's and stopped: the send waited for that
+    // poll, the hand-over for the send, and the agent never polled again.
+    const engine = await suite.start({
+      windowMs: 2000,
+      tuning: { continueAsNewAfterEvents: 150, reconcileSettleMs: 2000 },
+    });
+    await engine.startWorker();
+    await waitFor('the agent to poll', async () => (await engine.transcript()).counts.requests.updates > 0);
+    const { client, agentKey } = engine;
+    const text = (body: string) => ({ type: 'text' as const, text: { body } });
+    // The first send is held by the service while the run drains; the second, served while
+    // draining (its caller waits), is accepted and its answer lost: settled from the receipts.
+    await engine.sim.control.fault({
+      agent: agentKey,
+      endpoint: 'messages',
+      count: 1,
+      fault: { kind: 'slow', delayMs: 6000 },
+    });
+    await engine.sim.control.fault({
+      agent: agentKey,
+      endpoint: 'messages',
+      count: 1,
+      fault: { kind: 'drop_after' },
+    });
+    const held = sendThroughOutbox(client, agentKey, text('held'));
+    const reconciled = sendThroughOutbox(client, agentKey, text('reconciled'), { reconcileAmbiguous: true });
+    await waitFor('both sends in the outbox', async () => {
+      const state = await getAgentState(client, agentKey);
+      return state?.sending !== undefined && state.queueLength >= 1;
+    });
+    const generation = (await getAgentState(client, agentKey))!.generation;
+    const agent = client.workflow.getHandle(engine.agentWorkflowId);
+    await waitFor(
+      'the run to drain with both in flight',
+      async () => {
+        await agent.signal(wakeSignal);
+        return (await getAgentState(client, agentKey))?.draining;
+      },
+      { timeoutMs: 30_000, intervalMs: 20 },
+    );
+    expect((await held).ok).toBe(true);
+    const outcome = await Promise.race([
+      reconciled,
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error('the reconciled send never settled')), 30_000),
+      ),
+    ]);
+    // Accepted once by the service, settled from its receipt: not sent again.
+    expect(outcome.ok).toBe(true);
+    await waitFor(
+      'the run to move on',
+      async () => ((await getAgentState(client, agentKey))?.generation ?? 0) > generation,
+    );
+    expect(await engine.sentTexts()).toEqual(['held', 'reconciled']);
+  }, 180_000);
 });

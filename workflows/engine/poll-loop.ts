@@ -36,6 +36,8 @@ const ACTIVITY_WAIT_MAX_MS = 20_000;
 
 /** Polls count in the updates window from their answer, not their start (versions.ts). */
 const WINDOW_AT_ANSWER = 'amsflow-window-at-answer';
+/** Patch: a quiet poll ended for a sooner poll while draining is followed by that poll. */
+const POLL_THROUGH_DRAIN = 'amsflow-poll-through-drain';
 
 /** Mark-reads handed to one poll at most (it paces them by the statuses window). */
 const MARK_READS_PER_POLL = 50;
@@ -75,7 +77,7 @@ export async function runPollLoop(rt: AgentRuntime, dispatcher: Dispatcher): Pro
       result = await pollOnce(rt, timeoutSeconds, quiet, plan.waitMs, markRead);
     } catch (err) {
       bookFailedPoll(rt, err, markRead, quiet, pollStartedAt);
-      if (lifecycle.draining && isCancellation(err)) return;
+      if (lifecycle.draining && isCancellation(err) && !endedToPollAgain(rt, quiet)) return;
       plan.confirm(rt.now());
       if (quiet && isCancellation(err)) continue; // ended for a reconciliation: poll again at once
       const info = pollFailed(rt, err, handedOutAt);
@@ -107,6 +109,16 @@ export async function runPollLoop(rt: AgentRuntime, dispatcher: Dispatcher): Pro
     cadenceMs = cadenceAfter(rt, result);
     if (rt.tuning.idlePollMs > 0) await idleAfter(rt, result);
   }
+}
+
+/**
+ * A cancelled poll that the loop must follow with another although the run is draining: a quiet
+ * poll ended so that the next one starts now (a reconciliation's fence, a receipt watch), not by
+ * the hand-over (which ends polling first). Before the patch the loop stopped there, and a send
+ * being reconciled waited for that poll for ever: the run never moved on and never polled again.
+ */
+function endedToPollAgain(rt: AgentRuntime, quiet: QuietPollingInput | undefined): boolean {
+  return quiet !== undefined && !rt.lifecycle.pollEnding && isPatched(POLL_THROUGH_DRAIN);
 }
 
 /**

@@ -55,6 +55,14 @@ export const PATCHES = {
     mayGo:
       'deprecated once no agent run begun before 2026-11-28 is open (its next continue-as-new), then removed once no run of the patched stage is open',
   },
+  'amsflow-poll-through-drain': {
+    added: '2026-11-28',
+    stage: 'patched',
+    change:
+      'a quiet poll ended for a sooner poll (a reconciliation, a receipt watch) while the run drains for continue-as-new is followed by that poll; the loop used to stop there, and a send being reconciled then waited for ever (the run never moved on nor polled again)',
+    mayGo:
+      'deprecated once no agent run begun before 2026-11-28 is open (its next continue-as-new), then removed once no run of the patched stage is open',
+  },
 } as const satisfies Record<string, PatchEntry>;
 
 export type PatchId = keyof typeof PATCHES;
