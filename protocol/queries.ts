@@ -11,14 +11,17 @@ export const GUARD_REFUSALS = {
   rebuiltRun: 'query on a rebuilt run:',
 } as const;
 
+/** True when `text` (a message, a log field) tells of a refusal of the activation guard. */
+export function mentionsGuardRefusal(text: unknown): boolean {
+  return typeof text === 'string' && Object.values(GUARD_REFUSALS).some((words) => text.includes(words));
+}
+
 /** True when `err` (or the message of what it wraps) is a refusal of the activation guard. */
 export function isGuardRefusal(err: unknown): boolean {
   const seen = new Set<unknown>();
   for (let at: unknown = err; at instanceof Error && !seen.has(at); at = at.cause) {
     seen.add(at);
-    if (Object.values(GUARD_REFUSALS).some((words) => at instanceof Error && at.message.includes(words))) {
-      return true;
-    }
+    if (mentionsGuardRefusal(at.message)) return true;
   }
   return false;
 }

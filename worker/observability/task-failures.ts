@@ -14,7 +14,7 @@
  */
 import { join, sep } from 'node:path';
 import type { LogLevel, LogMetadata, Logger } from '@temporalio/common';
-import { GUARD_REFUSALS } from '../../protocol/queries';
+import { mentionsGuardRefusal } from '../../protocol/queries';
 import { LevelLogger } from './level-logger';
 
 /** One failure, as reported. */
@@ -69,12 +69,10 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : und
  * core's), or '' to demote it to debug (the worker's copy); undefined for any other line.
  */
 export function guardRefusal(message: string, meta: LogMetadata): string | undefined {
-  const refused = (text: unknown) =>
-    typeof text === 'string' && Object.values(GUARD_REFUSALS).some((words) => text.includes(words));
   if (message === 'Failed to process Workflow Activation') {
-    return refused((meta.error as { message?: unknown } | undefined)?.message) ? '' : undefined;
+    return mentionsGuardRefusal((meta.error as { message?: unknown } | undefined)?.message) ? '' : undefined;
   }
-  if (message !== 'Failing legacy query request' || !refused(meta.failure)) return undefined;
+  if (message !== 'Failing legacy query request' || !mentionsGuardRefusal(meta.failure)) return undefined;
   const reason = coreMessage(meta.failure) ?? 'see the failure';
   return `A query was refused by amsflow's activation guard (the run is rebuilt from its history; ask again): ${reason}`;
 }
