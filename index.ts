@@ -69,7 +69,9 @@ export {
 export { ActivityFailureTypes, SEND_FAILURE_TYPES } from './protocol/failures';
 
 // Encryption at rest (AMSFLOW_ENCRYPTION_KEYS): an application's own Temporal client needs the same
-// data converter as the workers (`new Client({ connection, dataConverter: dataConverterFromEnv() })`)
+// data converter as the workers, and asks a query again when amsflow's activation guard refused it
+// (`new Client({ connection, dataConverter: dataConverterFromEnv(), interceptors: ASK_AGAIN_INTERCEPTORS })`)
+export { ASK_AGAIN_INTERCEPTORS } from './protocol/queries';
 export {
   dataConverterFromEnv,
   dataConverterFor,

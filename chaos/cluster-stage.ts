@@ -19,6 +19,7 @@ import { startToxiproxy, type RunningToxiproxy } from './cluster/toxiproxy';
 import type { Link } from './nemesis';
 import type { Stage, StageOptions } from './stage';
 import { superviseWorkers } from './workers';
+import { ASK_AGAIN_INTERCEPTORS } from '../protocol/queries';
 
 /** A lock: one piece of exclusive work at a time, in the order asked. */
 function exclusiveLock(): <T>(work: () => Promise<T>) => Promise<T> {
@@ -50,7 +51,7 @@ export async function startClusterStage(options: StageOptions): Promise<Stage> {
     options.log(`chaos: native cluster up in ${Date.now() - started} ms ${JSON.stringify(c.timings)}`);
     const connection = await Connection.connect({ address: c.address });
     closers.push(() => connection.close());
-    const client = new Client({ connection, namespace: c.namespace });
+    const client = new Client({ connection, namespace: c.namespace, interceptors: ASK_AGAIN_INTERCEPTORS });
     const tag = randomUUID().slice(0, 6);
     const agents = Array.from({ length: options.agents }, (_, i) => ({
       id: `cluster${tag}-${i}`,

@@ -13,6 +13,7 @@ import { startSimulator, type RunningSimulator } from '../simulator';
 import { freePort, startDevServer, type RunningDevServer } from '../worker/dev-server';
 import { scaledTuning } from '../bench/scaled-tuning';
 import { superviseWorkers } from './workers';
+import { ASK_AGAIN_INTERCEPTORS } from '../protocol/queries';
 
 export interface StageOptions {
   agents: number;
@@ -50,7 +51,7 @@ export async function startStage(options: StageOptions): Promise<Stage> {
   const port = await freePort();
   let server: RunningDevServer = await startDevServer({ cliPath, dbFile, port, uiPort: false });
   const connection = await Connection.connect({ address: server.address });
-  const client = new Client({ connection });
+  const client = new Client({ connection, interceptors: ASK_AGAIN_INTERCEPTORS });
   const tag = randomUUID().slice(0, 6);
   const agents = Array.from({ length: options.agents }, (_, i) => ({
     id: `chaos${tag}-${i}`,

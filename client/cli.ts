@@ -19,6 +19,7 @@ import { COMMANDS } from './cli/commands';
 import { resolve } from './cli/parse';
 import { CommandFailure, UsageError, type CommandContext, type Entry } from './cli/spec';
 import { connectTemporal, DEFAULT_NAMESPACE, temporalTarget, TemporalUnreachableError } from './cli/temporal';
+import { ASK_AGAIN_INTERCEPTORS } from '../protocol/queries';
 
 export { DEFAULT_APPROVAL_TIMEOUT } from './cli/approval-commands';
 
@@ -45,7 +46,7 @@ export async function main(
       connection = await connectTemporal(target, env);
       const namespace = env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE;
       await checkNamespace(connection, namespace, target.address);
-      client = new Client({ connection, namespace, dataConverter });
+      client = new Client({ connection, namespace, dataConverter, interceptors: ASK_AGAIN_INTERCEPTORS });
       return client;
     },
   };

@@ -2,8 +2,10 @@
  * Asking a workflow a query. amsflow's activation guard (workflows/engine/activation-guard.ts)
  * refuses a query that met a run just rebuilt from its history in a way the SDK's core gets
  * wrong; the run is then dropped and rebuilt, so the same query asked again is answered. Every
- * caller in amsflow asks through {@link askAgainOnRebuild}; the refusals begin with these words.
+ * client amsflow makes carries {@link ASK_AGAIN_INTERCEPTORS}, so a plain `handle.query` asks
+ * again too; the helpers that take a caller's client ask through {@link askAgainOnRebuild}.
  */
+import type { ClientInterceptors } from '@temporalio/client';
 
 /** How the guard's refusals begin (its two rules: the clock, the query on a rebuilt run). */
 export const GUARD_REFUSALS = {
@@ -35,3 +37,11 @@ export async function askAgainOnRebuild<T>(ask: () => Promise<T>): Promise<T> {
     return ask();
   }
 }
+
+/**
+ * Client interceptors that ask a refused query once more: give them to any `Client` that queries
+ * amsflow's workflows (`new Client({ connection, interceptors: ASK_AGAIN_INTERCEPTORS })`).
+ */
+export const ASK_AGAIN_INTERCEPTORS: ClientInterceptors = {
+  workflow: [{ query: (input, next) => askAgainOnRebuild(() => next(input)) }],
+};

@@ -23,6 +23,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ensureAgent } from '../client/agents';
 import { resolveLimits, type Limits } from '../messaging/limits';
 import { agentWorkflowId } from '../protocol/ids';
+import { ASK_AGAIN_INTERCEPTORS } from '../protocol/queries';
 import { wakeSignal } from '../protocol/messages';
 import { resolveTemporalBinaries } from '../tools/temporal-binaries';
 import type { RunningSimulator } from '../simulator';
@@ -200,7 +201,11 @@ class Harness implements BotTestEnv {
     private readonly cleanups: (() => Promise<unknown>)[],
     private readonly watch: FailureWatch,
   ) {
-    this.client = new Client({ connection: env.connection, namespace: env.namespace ?? 'default' });
+    this.client = new Client({
+      connection: env.connection,
+      namespace: env.namespace ?? 'default',
+      interceptors: ASK_AGAIN_INTERCEPTORS,
+    });
   }
 
   /** A plain client: the environment's own one skips time while a result is awaited. */

@@ -11,6 +11,7 @@ import { dataConverterFor } from '../codec';
 import type { WorkerConfig } from './config';
 import { startDevServer, type RunningDevServer } from './dev-server';
 import type { Log } from './run-types';
+import { ASK_AGAIN_INTERCEPTORS } from '../protocol/queries';
 
 /** Starts the embedded dev server on `dbFile`; its stop goes to `cleanups`. */
 export async function startEmbeddedTemporal(
@@ -53,6 +54,11 @@ export async function connectTemporal(
   cleanups.push(() => connection.close());
   // Encryption at rest (AMSFLOW_ENCRYPTION_KEYS): the same data converter for the client and every worker.
   const dataConverter = dataConverterFor(config.encryptionKeys, { strict: config.encryptionStrict });
-  const client = new Client({ connection, namespace: config.namespace, dataConverter });
+  const client = new Client({
+    connection,
+    namespace: config.namespace,
+    dataConverter,
+    interceptors: ASK_AGAIN_INTERCEPTORS,
+  });
   return { nativeConnection, client, dataConverter };
 }

@@ -1,4 +1,5 @@
-import { askAgainOnRebuild, isGuardRefusal } from '../../protocol/queries';
+import type { WorkflowQueryInput } from '@temporalio/client';
+import { ASK_AGAIN_INTERCEPTORS, askAgainOnRebuild, isGuardRefusal } from '../../protocol/queries';
 
 describe('asking a query again after the activation guard refused it', () => {
   const refusal = (words: string) => new Error(`Query failed: ${words} details`);
@@ -37,5 +38,31 @@ describe('asking a query again after the activation guard refused it', () => {
     });
     await expect(twice).rejects.toThrow('stale workflow clock:');
     expect(asked).toBe(2);
+  });
+
+  it("asks again inside a client's own query (the interceptor every amsflow client carries)", async () => {
+    type Next = (input: WorkflowQueryInput) => Promise<unknown>;
+    const [interceptor] = ASK_AGAIN_INTERCEPTORS.workflow as {
+      query: (input: WorkflowQueryInput, next: Next) => Promise<unknown>;
+    }[];
+    const input: WorkflowQueryInput = {
+      queryType: 'state',
+      args: [],
+      headers: {},
+      workflowExecution: { workflowId: 'agent-x' },
+    };
+    const seen: WorkflowQueryInput[] = [];
+    const answer = await interceptor.query(input, async (given) => {
+      seen.push(given);
+      if (seen.length === 1) throw refusal('query on a rebuilt run:');
+      return 'state';
+    });
+    expect(answer).toBe('state');
+    expect(seen).toEqual([input, input]);
+    await expect(
+      interceptor.query(input, async () => {
+        throw new Error('workflow not found');
+      }),
+    ).rejects.toThrow('workflow not found');
   });
 });
