@@ -268,11 +268,15 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
       requests += Object.values(t.counts.requests).reduce((a, b) => a + b, 0);
       logLines.push(...(await stage.sim.control.log(agent)).map((l) => ({ ...l, agent })));
     }
-    // Every poll 409 with how long after the last kill and restart it came (to tell a poll that
-    // outlived its activity, injected or not, from anything else).
-    for (const l of logLines.filter((x) => x.endpoint === 'updates' && x.status === 409)) {
+    // Every poll 409 the service was not told to inject (two polls of one agent overlapped), with
+    // how long after the last kill, restart and network fault it came.
+    for (const l of logLines.filter((x) => x.endpoint === 'updates' && x.status === 409 && !x.fault)) {
+      const fault = [...(nemesis?.events ?? [])].reverse().find((e) => e.at <= l.at);
+      const faultText = fault
+        ? `${((l.at - fault.at) / 1000).toFixed(1)} s after "${fault.kind}" (${fault.ms} ms) began`
+        : 'before any network or database fault';
       log(
-        `chaos: poll 409 on ${l.agent}: ${sinceLast(killedAt, l.at)} after a kill, ${sinceLast(restartedAt, l.at)} after a restart`,
+        `chaos: poll 409 not injected on ${l.agent}: ${sinceLast(killedAt, l.at)} after a kill, ${sinceLast(restartedAt, l.at)} after a restart, ${faultText}`,
       );
     }
     // Every request sooner than allowed after a 429, with how long after the last kill and restart.
@@ -312,7 +316,10 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
       status429,
       injected429: consumed.filter((f) => f.kind === 'rate_limit').length,
       replacedPolls: logLines.filter((l) => l.endpoint === 'updates' && l.status === 409).length,
-      injectedReplaced: consumed.filter((f) => f.kind === 'poll_replaced').length,
+      // As the service's log tags them (a count of faults consumed cannot tell which 409 was which).
+      injectedReplaced: logLines.filter(
+        (l) => l.endpoint === 'updates' && l.status === 409 && l.fault === 'poll_replaced',
+      ).length,
       ambiguousInjected: ambiguousKinds(consumed),
       unread,
     });

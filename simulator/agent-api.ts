@@ -65,8 +65,9 @@ export class AgentApi {
       );
       return;
     }
-    const log = (endpoint: Endpoint | null, status: number, code?: number): void => {
-      agent.log.push({ at: Date.now(), endpoint, method, path: url.pathname + url.search, status, code });
+    const log = (endpoint: Endpoint | null, status: number, code?: number, fault?: Fault['kind']): void => {
+      const path = url.pathname + url.search;
+      agent.log.push({ at: Date.now(), endpoint, method, path, status, code, ...(fault ? { fault } : {}) });
     };
     const abort = new AbortController();
     res.on('close', () => abort.abort());
@@ -95,12 +96,12 @@ export class AgentApi {
     // Whatever was not read (e.g. the body of a request to an unknown path) is discarded.
     req.resume();
     if (answer.status === 0) {
-      log(endpoint, 0);
+      log(endpoint, 0, undefined, answer.injected);
       return;
     }
     if (endpoint && answer.status === 429) agent.status429[endpoint] += 1;
     const code = (answer.body as { error?: { code?: number } } | undefined)?.error?.code;
-    log(endpoint, answer.status, code);
+    log(endpoint, answer.status, code, answer.injected);
     this.write(res, answer);
   }
 
@@ -132,13 +133,22 @@ export class AgentApi {
 
   /** Faults (after auth, before limits), the limiter, the handler, then after-faults. */
   private async dispatch(ctx: RequestCtx, endpoint: Endpoint, res: ServerResponse): Promise<Answer> {
-    const { agent } = ctx;
-    const fault = this.platform.faults.take(agent, endpoint);
+    const fault = this.platform.faults.take(ctx.agent, endpoint);
+    const answer = await this.answerWith(ctx, endpoint, res, fault);
+    return fault ? { ...answer, injected: fault.kind } : answer;
+  }
+
+  private async answerWith(
+    ctx: RequestCtx,
+    endpoint: Endpoint,
+    res: ServerResponse,
+    fault: Fault | undefined,
+  ): Promise<Answer> {
     const early = fault && this.earlyFault(fault, res);
     if (early) return early;
     if (fault?.kind === 'slow') await delay(fault.delayMs);
 
-    const admission = this.platform.limiter.admit(agent.config.id, endpoint);
+    const admission = this.platform.limiter.admit(ctx.agent.config.id, endpoint);
     if (!admission.admitted) {
       const seconds = Math.max(1, Math.ceil(this.platform.clock.toRealMs(admission.retryAfterSimMs) / 1000));
       const headers: Record<string, string> = this.platform.options.retryAfter

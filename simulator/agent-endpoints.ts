@@ -15,6 +15,7 @@ import {
   UPDATES_LIMIT_DEFAULT,
   UPDATES_LIMIT_MAX,
   type Endpoint,
+  type Fault,
   type InboundMessage,
   type StatusItem,
 } from './wire';
@@ -28,6 +29,8 @@ export interface Answer {
   body?: unknown;
   raw?: { data: Buffer; contentType: string };
   headers?: Record<string, string>;
+  /** The kind of the injected fault this request met, if any (kept in the request log). */
+  injected?: Fault['kind'];
 }
 
 /** An authenticated request, routed, with its body read. */

@@ -67,6 +67,8 @@ export interface LogEntry {
   /** 0 when the connection was dropped without an answer. */
   status: number;
   code?: number;
+  /** The kind of the injected fault the request met (a 409 without it is a real replaced poll). */
+  fault?: Fault['kind'];
 }
 
 export interface FaultRequest {

@@ -64,6 +64,8 @@ export interface LogRecord {
   /** HTTP status; 0 when the connection was dropped without an answer. */
   status: number;
   code?: number;
+  /** The kind of the injected fault the request met, if any. */
+  fault?: Fault['kind'];
 }
 
 export interface PendingFault {

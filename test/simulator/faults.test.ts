@@ -102,6 +102,22 @@ describe('fault kinds on GET /updates', () => {
     expect(typeof codeOf(reply)).toBe('number');
   });
 
+  it("tags an injected 409 in the request log, and not a real replaced poll's", async () => {
+    await h.sim.control.fault('updates', { kind: 'poll_replaced' });
+    expect((await h.agent.poll({ offset: 0, timeout: 0 })).status).toBe(409);
+    const older = h.agent.poll({ offset: 0, timeout: 25 });
+    await pollIsWaiting(h.sim);
+    const newer = h.agent.poll({ offset: 0, timeout: 0 });
+    expect((await older).status).toBe(409);
+    await newer;
+    const log = await h.sim.control.log();
+    expect(log.filter((l) => l.status === 409).map((l) => l.fault ?? 'real')).toEqual([
+      'poll_replaced',
+      'real',
+    ]);
+    expect(log.filter((l) => l.status !== 409).every((l) => l.fault === undefined)).toBe(true);
+  });
+
   it('malformed_json: 200 with a body that is not JSON', async () => {
     await h.sim.control.fault('updates', { kind: 'malformed_json' });
     const reply = await h.agent.poll({ offset: 0, timeout: 0 });
