@@ -7,7 +7,8 @@ import { Context } from '@temporalio/activity';
 import type { MessagingClient } from '../messaging/client';
 import { failure, requestFailure, sendFailure } from './failure-mapping';
 import { OpenPolls } from './open-polls';
-import { pollWithMarkReads, withHeartbeats } from './polling';
+import { PollLease, type AskLease } from './poll-lease';
+import { abortableSleep, pollWithMarkReads, withHeartbeats } from './polling';
 import {
   ActivityFailureTypes as F,
   type PollInput,
@@ -28,8 +29,16 @@ export interface ClientRegistry {
   get(agentKey: string): MessagingClient | undefined;
 }
 
+/** How the worker asks Temporal to acknowledge an activity attempt (worker/poll-lease.ts). */
+export type LeaseAsker = (attempt: { namespace: string; taskToken: Uint8Array }) => AskLease;
+
+export interface ActivitiesOptions {
+  /** With it, a poll starts only once Temporal acknowledged its attempt (activities/poll-lease.ts). */
+  askLease?: LeaseAsker;
+}
+
 // eslint-disable-next-line max-lines-per-function -- the activity table: one closure per activity over the shared client registry, listed together so the worker's activity names are read in one place
-export function createActivities(registry: ClientRegistry) {
+export function createActivities(registry: ClientRegistry, options: ActivitiesOptions = {}) {
   const openPolls = new OpenPolls();
   const clientFor = (agentKey: string): MessagingClient => {
     const client = registry.get(agentKey);
@@ -37,6 +46,12 @@ export function createActivities(registry: ClientRegistry) {
       throw failure(F.unknownAgent, `No client is configured on this worker for agent "${agentKey}"`, true);
     }
     return client;
+  };
+  const leaseOf = (ctx: Context): PollLease | undefined => {
+    const { info } = ctx;
+    if (!options.askLease || !info.heartbeatTimeoutMs) return undefined;
+    const ask = options.askLease({ namespace: info.activityNamespace, taskToken: info.taskToken });
+    return new PollLease(ask, info.heartbeatTimeoutMs, { now: Date.now, sleep: abortableSleep });
   };
 
   return {
@@ -54,7 +69,7 @@ export function createActivities(registry: ClientRegistry) {
       const open = await openPolls.begin(input.agentKey);
       const signal = AbortSignal.any([ctx.cancellationSignal, open.stale]);
       try {
-        return await pollWithMarkReads(() => clientFor(input.agentKey), input, signal);
+        return await pollWithMarkReads(() => clientFor(input.agentKey), input, signal, leaseOf(ctx));
       } catch (err) {
         if (open.stale.aborted && !ctx.cancellationSignal.aborted) {
           throw failure(F.stalePoll, (open.stale.reason as Error).message, true);

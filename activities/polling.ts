@@ -4,16 +4,18 @@
  * updates window (quiet-polling.ts); meanwhile the mark-reads it was handed ride along
  * (mark-reads.ts). `signal` aborts the polling (cancellation, or a newer poll of the same agent
  * on this worker); the mark-read in flight is let finish, and the report says what was done.
+ * With a `lease`, every poll starts only once Temporal acknowledged the attempt (poll-lease.ts).
  */
 import { CancelledFailure, Context } from '@temporalio/activity';
 import { PollReplacedError } from '../messaging/errors';
 import type { MessagingClient } from '../messaging/client';
 import { flattenPage } from '../messaging/page';
 import type { Status } from '../messaging/schemas';
-import { requestFailure, withPollReport } from './failure-mapping';
+import { failure, requestFailure, withPollReport } from './failure-mapping';
 import { rideMarkReads, type MarkReadReport } from './mark-reads';
+import { PollLeaseLostError, type PollLease } from './poll-lease';
 import { QuietPolling } from './quiet-polling';
-import type { PollInput, PollOutput } from './types';
+import { ActivityFailureTypes as F, type PollInput, type PollOutput } from './types';
 
 /** How often a waiting activity tells Temporal it is alive (the SDK throttles to 80% of the heartbeat timeout). */
 const HEARTBEAT_EVERY_MS = 1000;
@@ -57,6 +59,7 @@ export async function pollWithMarkReads(
   clientOf: () => MessagingClient,
   input: PollInput,
   signal: AbortSignal,
+  lease?: PollLease,
 ): Promise<PollOutput> {
   // Over: what may go at once still goes. Halted (the poll failed, was cancelled or outlived):
   // nothing more goes, since the workflow hands what is left to another poll.
@@ -78,7 +81,7 @@ export async function pollWithMarkReads(
     // Mark-reads stopped by a failure that may pass: the workflow retries them with its next
     // poll, so this one stops being quiet (an idle chat would otherwise leave them for minutes).
     if (quiet) void marking.then((report) => report?.failure !== undefined && quiet.endAtNextPoll());
-    const result = await pollPages(clientOf, input, signal, quiet);
+    const result = await pollPages(clientOf, input, signal, quiet, lease);
     ridden.abort();
     const report = await marking;
     return report ? { ...result, markRead: report } : result;
@@ -99,6 +102,7 @@ async function pollPages(
   input: PollInput,
   signal: AbortSignal,
   quiet: QuietPolling | undefined,
+  lease: PollLease | undefined,
 ): Promise<PollOutput> {
   const ctx = Context.current();
   const readPast: Status[] = [];
@@ -111,6 +115,7 @@ async function pollPages(
   for (;;) {
     try {
       if (waitMs > 0) await withHeartbeats(abortableSleep(waitMs, signal));
+      await lease?.confirm(signal);
       const startedAt = Date.now();
       const page = await withHeartbeats(
         clientOf().getUpdates({ offset, limit: input.limit, timeout: input.timeoutSeconds }, { signal }),
@@ -148,6 +153,8 @@ async function pollPages(
           ? ctx.cancellationSignal.reason
           : new CancelledFailure('poll cancelled');
       }
+      // Given up by Temporal (poll-lease.ts): no poll was started; another may be open by now.
+      if (err instanceof PollLeaseLostError) throw failure(F.pollLeaseLost, err.message, false);
       throw requestFailure(err);
     }
   }

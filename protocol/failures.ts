@@ -23,6 +23,8 @@ export const ActivityFailureTypes = {
   unknownAgent: 'UnknownAgent',
   /** A poll ended because a newer poll of the same agent started on its worker (transient). */
   stalePoll: 'StalePoll',
+  /** A poll activity that Temporal gave up (its heartbeats unacknowledged) stopped before polling. */
+  pollLeaseLost: 'PollLeaseLost',
 } as const;
 
 /** Failures of non-send activities that no retry can cure. */

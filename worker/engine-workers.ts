@@ -15,6 +15,7 @@ import type { DataConverter } from '@temporalio/common';
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { AgentRegistry } from './agent-registry';
 import { cacheBound } from './cache-bound';
+import { askLeaseVia } from './poll-lease';
 import { createActivities } from '../activities';
 import { createModelActivities, type WorkerModel } from '../activities/model-calls';
 import { createScheduleActivities } from '../activities/schedules';
@@ -99,7 +100,7 @@ export async function createEngineWorkers(options: EngineWorkersOptions): Promis
     workerDeploymentOptions: build ? deploymentOptions(build) : undefined,
   } satisfies Partial<WorkerOptions>;
   try {
-    const activities = createActivities(registry);
+    const activities = createActivities(registry, { askLease: askLeaseVia(options.connection) });
     const schedules = createScheduleActivities(options.client, {
       taskQueue: options.taskQueue,
       timeZone: options.timeZone,

@@ -78,9 +78,9 @@ export class Engine {
     return `agent:${this.agentKey}:msg:${messageId}`;
   }
 
-  /** Starts a worker process and resolves once it reports running. */
-  async startWorker(): Promise<WorkerProcess> {
-    const env: NodeJS.ProcessEnv = {
+  /** Starts a worker process (with `env` over the suite's) and resolves once it reports running. */
+  async startWorker(env: Record<string, string> = {}): Promise<WorkerProcess> {
+    const processEnv: NodeJS.ProcessEnv = {
       ...process.env,
       AMS_TOKEN: this.token,
       AMS_BASE_URL: this.sim.url,
@@ -102,10 +102,11 @@ export class Engine {
         ...this.options.tuning,
       }),
       ...this.options.env,
+      ...env,
     };
     const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'worker/main.ts'], {
       cwd: projectRoot,
-      env,
+      env: processEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const output: string[] = [];

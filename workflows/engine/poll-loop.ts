@@ -21,15 +21,8 @@ import { assumeQuietPolls, quietPollingFor, recordQuietPolls, type QuietPollCont
 import { rideReport, unreportedRide } from './ride-report';
 import type { AgentRuntime } from './runtime';
 import { isPatched } from './versions';
-import { FRESH_RETRY_STATE, backoffMs, decide, retryAfterRejection, type RetryState } from './send-policy';
-
-/** Where the loop is in its retries after failed polls. */
-interface PollRetry {
-  /** Failed polls in a row that were not rejections: the backoff's exponent. */
-  failures: number;
-  retry: RetryState;
-  notBefore: number | undefined;
-}
+import { PollRetry } from './poll-retry';
+import { decide } from './send-policy';
 
 /** A wait before a poll longer than this is a workflow timer, not the activity's (its timeouts stay short). */
 const ACTIVITY_WAIT_MAX_MS = 20_000;
@@ -39,13 +32,16 @@ const WINDOW_AT_ANSWER = 'amsflow-window-at-answer';
 /** Patch: a quiet poll ended for a sooner poll while draining is followed by that poll. */
 const POLL_THROUGH_DRAIN = 'amsflow-poll-through-drain';
 
+/** Patch: after a poll activity timed out, the next poll waits for the lost one's end at the service. */
+const LOST_POLL_LEASE = 'amsflow-lost-poll-lease';
+
 /** Mark-reads handed to one poll at most (it paces them by the statuses window). */
 const MARK_READS_PER_POLL = 50;
 
 export async function runPollLoop(rt: AgentRuntime, dispatcher: Dispatcher): Promise<void> {
   const { lifecycle } = rt;
-  // A retry time carried from the previous run (a poll refused just before continue-as-new).
-  const retry: PollRetry = { failures: 0, retry: FRESH_RETRY_STATE, notBefore: rt.cursor.retryAt };
+  // Seeded per run by the SDK: the same on replay.
+  const retry = new PollRetry(rt.cursor, rt.tuning, () => Math.random());
   /** The even cadence's wait after the last page (the next poll starts after it). */
   let cadenceMs = 0;
   // Runs through draining too (a send being reconciled needs polls); the open poll is cancelled
@@ -81,7 +77,8 @@ export async function runPollLoop(rt: AgentRuntime, dispatcher: Dispatcher): Pro
       plan.confirm(rt.now());
       if (quiet && isCancellation(err)) continue; // ended for a reconciliation: poll again at once
       const info = pollFailed(rt, err, handedOutAt);
-      if (!rt.status.refusal) retryLater(rt, retry, requestVerdict(info));
+      if (!rt.status.refusal) retry.failed(rt.now(), requestVerdict(info));
+      if (info.timedOut && isPatched(LOST_POLL_LEASE)) retry.lost(rt.now(), timeoutSeconds);
       // Ended for continue-as-new (cancelled, or timed out on a lost worker): the next run polls.
       if (lifecycle.pollEnding) return;
       continue;
@@ -89,8 +86,7 @@ export async function runPollLoop(rt: AgentRuntime, dispatcher: Dispatcher): Pro
       rt.poll.closed();
     }
     tookMarkReads(rt, result);
-    Object.assign(retry, { failures: 0, retry: FRESH_RETRY_STATE, notBefore: undefined });
-    rt.cursor.retryAt = undefined;
+    retry.succeeded();
     rt.deadline.ended(rt.now());
     rt.tally.polled(1 + recordQuietPolls(rt.windows.updates, result.quietPolls));
     // Counted from its answer: the service may have counted it any time until it answered.
@@ -218,20 +214,6 @@ function pollOnce(
       ...(markRead ? { markRead } : {}),
     }),
   );
-}
-
-/** Sets when the next poll may start after a failed one; carried, so a next run waits too. */
-function retryLater(rt: AgentRuntime, state: PollRetry, verdict: ReturnType<typeof requestVerdict>): void {
-  const random = () => Math.random(); // Seeded per run by the SDK: the same on replay.
-  if (verdict.kind === 'rejected') {
-    const next = retryAfterRejection(state.retry, verdict.rejection, rt.tuning, random);
-    state.retry = next.state;
-    state.notBefore = rt.now() + next.waitMs;
-  } else {
-    state.notBefore = rt.now() + backoffMs(state.failures++, rt.tuning, random);
-  }
-  // Carried: a run that continues as new now must not poll sooner than this one may.
-  rt.cursor.retryAt = state.notBefore;
 }
 
 /** The wait after a completed poll (the cadence after a page, receipts settling): the next poll's. */

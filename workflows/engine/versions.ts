@@ -55,6 +55,14 @@ export const PATCHES = {
     mayGo:
       'deprecated once no agent run begun before 2026-11-28 is open (its next continue-as-new), then removed once no run of the patched stage is open',
   },
+  'amsflow-lost-poll-lease': {
+    added: '2026-11-28',
+    stage: 'patched',
+    change:
+      'after a poll activity timed out, the next poll waits until a poll that activity may have started has ended at the service (protocol/poll-lease.ts); it used to start after the backoff, and the service answered the older poll 409 when the lost worker was cut off but alive',
+    mayGo:
+      'deprecated once no agent run begun before 2026-11-28 is open (its next continue-as-new), then removed once no run of the patched stage is open',
+  },
 } as const satisfies Record<string, PatchEntry>;
 
 export type PatchId = keyof typeof PATCHES;

@@ -1,0 +1,43 @@
+import { PollRetry } from '../../../workflows/engine/poll-retry';
+import { resolveTuning } from '../../../workflows/engine/tuning';
+import { lostPollWaitMs } from '../../../protocol/poll-lease';
+
+const tuning = resolveTuning({
+  pollTimeoutSeconds: 25,
+  activityHeartbeatTimeoutMs: 10_000,
+  rateLimitBackoffMs: 1000,
+});
+
+describe('when the poll loop may poll again', () => {
+  it('carries its retry time in the cursor, and forgets it after an answered poll', () => {
+    const cursor: { retryAt: number | undefined } = { retryAt: 5000 };
+    const retry = new PollRetry(cursor, tuning, () => 0.5);
+    expect(retry.notBefore).toBe(5000);
+    retry.failed(10_000, { kind: 'transient' });
+    expect(retry.notBefore).toBeGreaterThan(10_000);
+    expect(cursor.retryAt).toBe(retry.notBefore);
+    retry.succeeded();
+    expect([retry.notBefore, cursor.retryAt]).toEqual([undefined, undefined]);
+  });
+
+  it("after a poll activity timed out, waits for the lost poll's end at the service", () => {
+    const cursor: { retryAt: number | undefined } = { retryAt: undefined };
+    const retry = new PollRetry(cursor, tuning, () => 0.5);
+    retry.failed(10_000, { kind: 'transient' });
+    const backoff = retry.notBefore!;
+    retry.lost(10_000, 25);
+    // The poll heartbeat timeout is 5 s at most (activity-proxies.ts).
+    expect(retry.notBefore).toBe(10_000 + lostPollWaitMs(25, 5000));
+    expect(retry.notBefore).toBeGreaterThan(backoff);
+    expect(cursor.retryAt).toBe(retry.notBefore);
+  });
+
+  it('keeps a later retry time than the lost poll needs (a 429 ladder)', () => {
+    const cursor: { retryAt: number | undefined } = { retryAt: undefined };
+    const retry = new PollRetry(cursor, tuning, () => 0.5);
+    retry.failed(10_000, { kind: 'rejected', rejection: { status: 429, retryAfterMs: 60_000 } });
+    const later = retry.notBefore!;
+    retry.lost(10_000, 2);
+    expect(retry.notBefore).toBe(later);
+  });
+});

@@ -1,0 +1,65 @@
+/**
+ * When the poll loop may poll again after failed polls: the 429 ladder after a rejection, the
+ * backoff after other failures, and the wait for a lost poll's end at the service after a poll
+ * activity timed out (the poll lease: protocol/poll-lease.ts). The time is carried across
+ * continue-as-new (`cursor.retryAt`): a run that moves on must not poll sooner than this one may.
+ * Pure (the `Math.random` it is given is seeded per run by the SDK in workflow code).
+ */
+import { lostPollWaitMs } from '../../protocol/poll-lease';
+import { pollHeartbeatTimeoutMs } from './activity-proxies';
+import type { requestVerdict } from './failure';
+import type { PollCursor } from './poll-cursor';
+import { FRESH_RETRY_STATE, backoffMs, retryAfterRejection, type RetryState } from './send-policy';
+import type { Tuning } from './tuning';
+
+/** Owns the retry state of the poll loop. */
+export class PollRetry {
+  /** Failed polls in a row that were not rejections: the backoff's exponent. */
+  private failures = 0;
+  private retry: RetryState = FRESH_RETRY_STATE;
+  /** No poll before this (workflow time); undefined: whenever the window allows. */
+  notBefore: number | undefined;
+
+  constructor(
+    private readonly cursor: Pick<PollCursor, 'retryAt'>,
+    private readonly tuning: Tuning,
+    private readonly random: () => number,
+  ) {
+    // A retry time carried from the previous run (a poll refused just before continue-as-new).
+    this.notBefore = cursor.retryAt;
+  }
+
+  /** A poll was answered: the next goes whenever the window allows. */
+  succeeded(): void {
+    this.failures = 0;
+    this.retry = FRESH_RETRY_STATE;
+    this.notBefore = undefined;
+    this.cursor.retryAt = undefined;
+  }
+
+  /** A poll failed at `now` with this verdict: the ladder after a rejection, else the backoff. */
+  failed(now: number, verdict: ReturnType<typeof requestVerdict>): void {
+    if (verdict.kind === 'rejected') {
+      const next = retryAfterRejection(this.retry, verdict.rejection, this.tuning, this.random);
+      this.retry = next.state;
+      this.hold(now + next.waitMs);
+    } else {
+      this.hold(now + backoffMs(this.failures++, this.tuning, this.random));
+    }
+  }
+
+  /**
+   * A poll activity of `timeoutSeconds` polls timed out at `now` (its worker dead, or cut off):
+   * a poll it started may still be open at the service, and the next one waits until it has ended
+   * there, or the service would answer the older one 409.
+   */
+  lost(now: number, timeoutSeconds: number): void {
+    const until = now + lostPollWaitMs(timeoutSeconds, pollHeartbeatTimeoutMs(this.tuning));
+    if (this.notBefore === undefined || this.notBefore < until) this.hold(until);
+  }
+
+  private hold(until: number): void {
+    this.notBefore = until;
+    this.cursor.retryAt = until;
+  }
+}
