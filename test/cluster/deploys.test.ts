@@ -167,7 +167,12 @@ it('rolls out an incompatible build: old conversations finish on build 1, new on
     [b1.buildId, 'current'],
   ]);
   const promoted = await cli(['deploy', 'promote', b2.buildId], cliEnv());
-  expect(promoted).toMatchObject({ code: 0, out: expect.stringContaining(`build ${b2.buildId} is current`) });
+  // Compared whole, so that a failure shows what the command wrote to stderr.
+  expect(promoted).toEqual({
+    code: 0,
+    out: expect.stringContaining(`build ${b2.buildId} is current`) as string,
+    err: expect.any(String) as string,
+  });
   status = await deploymentStatus(client!, deploymentName);
   expect(status.current).toBe(b2.buildId);
   const old = status.builds.find((b) => b.buildId === b1.buildId)!;
