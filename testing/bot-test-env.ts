@@ -157,6 +157,9 @@ async function start(
     // The time-skipping server has no Worker Deployments (it refuses their calls), and a test runs
     // one build: pinning has nothing to choose between there. On the dev server, as in production.
     versioning: timeSkipping ? false : {},
+    // The time-skipping server runs in this test's process, one worker beside it: no network can
+    // cut the worker off, and a lease call per poll would only add a round trip to every step.
+    pollLease: !timeSkipping,
   });
   cleanups.push(() => engine.closeClients());
   // As in production, one worker failing stops the others (the test then fails, not hangs).

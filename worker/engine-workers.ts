@@ -66,6 +66,12 @@ export interface EngineWorkersOptions {
   /** False: work in flight is cut at once on shutdown (a test's teardown). Default true. */
   drain?: boolean;
   /**
+   * False: polls start without Temporal's acknowledgement of their attempt (the poll lease,
+   * protocol/poll-lease.ts). Only for a server in the same process that no network can cut off
+   * (the time-skipping test harness). Default true.
+   */
+  pollLease?: boolean;
+  /**
    * The build these workers are: default deployment the task queue's name, default build id the
    * bundle's digest. `false`: unversioned (a server without Worker Deployments).
    */
@@ -100,7 +106,8 @@ export async function createEngineWorkers(options: EngineWorkersOptions): Promis
     workerDeploymentOptions: build ? deploymentOptions(build) : undefined,
   } satisfies Partial<WorkerOptions>;
   try {
-    const activities = createActivities(registry, { askLease: askLeaseVia(options.connection) });
+    const askLease = options.pollLease === false ? undefined : askLeaseVia(options.connection);
+    const activities = createActivities(registry, { askLease });
     const schedules = createScheduleActivities(options.client, {
       taskQueue: options.taskQueue,
       timeZone: options.timeZone,
