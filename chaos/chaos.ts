@@ -270,7 +270,8 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
     }
     // Every poll 409 the service was not told to inject (two polls of one agent overlapped), with
     // how long after the last kill, restart and network fault it came.
-    for (const l of logLines.filter((x) => x.endpoint === 'updates' && x.status === 409 && !x.fault)) {
+    const poll409s = logLines.filter((l) => l.endpoint === 'updates' && l.status === 409);
+    for (const l of poll409s.filter((x) => !x.fault)) {
       const fault = [...(nemesis?.events ?? [])].reverse().find((e) => e.at <= l.at);
       const faultText = fault
         ? `${((l.at - fault.at) / 1000).toFixed(1)} s after "${fault.kind}" (${fault.ms} ms) began`
@@ -315,11 +316,9 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
       overlappingSends,
       status429,
       injected429: consumed.filter((f) => f.kind === 'rate_limit').length,
-      replacedPolls: logLines.filter((l) => l.endpoint === 'updates' && l.status === 409).length,
+      replacedPolls: poll409s.length,
       // As the service's log tags them (a count of faults consumed cannot tell which 409 was which).
-      injectedReplaced: logLines.filter(
-        (l) => l.endpoint === 'updates' && l.status === 409 && l.fault === 'poll_replaced',
-      ).length,
+      injectedReplaced: poll409s.filter((l) => l.fault === 'poll_replaced').length,
       ambiguousInjected: ambiguousKinds(consumed),
       unread,
     });

@@ -157,8 +157,8 @@ async function start(
     // The time-skipping server has no Worker Deployments (it refuses their calls), and a test runs
     // one build: pinning has nothing to choose between there. On the dev server, as in production.
     versioning: timeSkipping ? false : {},
-    // The time-skipping server runs in this test's process, one worker beside it: no network can
-    // cut the worker off, and a lease call per poll would only add a round trip to every step.
+    // The time-skipping server is the harness's own child on loopback, one worker beside it: no
+    // network can cut the worker off, and a lease call per poll would only add a round trip to every step.
     pollLease: !timeSkipping,
   });
   cleanups.push(() => engine.closeClients());
