@@ -44,6 +44,7 @@ import { FailureWatch } from './failure-watch';
 import { startHarnessSimulator } from './harness-simulator';
 import type { ScriptedModel } from './scripted-model';
 import { installTestRuntime } from './test-runtime';
+import { TIME_SKIPPING_TUNING } from './time-skipping-tuning';
 
 export type { BotMessage, Matcher } from './bot-messages';
 
@@ -174,7 +175,7 @@ async function start(
     taskQueue,
     limits: options.limits,
     tuning: {
-      ...(timeSkipping ? { pollTimeoutSeconds: 0, idlePollMs: 3_600_000 } : { pollTimeoutSeconds: 5 }),
+      ...(timeSkipping ? TIME_SKIPPING_TUNING : { pollTimeoutSeconds: 5 }),
       ...options.tuning,
     },
     botConfig: options.config,
