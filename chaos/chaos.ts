@@ -270,7 +270,15 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
     }
     // Every poll 409 the service was not told to inject (two polls of one agent overlapped), with
     // how long after the last kill, restart and network fault it came.
-    const poll409s = logLines.filter((l) => l.endpoint === 'updates' && l.status === 409);
+    // A 409 whose newer poll was a request its client had already closed (the service took it up
+    // late, e.g. behind an injected slow answer) is not two polls at once: logged, not counted.
+    const all409s = logLines.filter((l) => l.endpoint === 'updates' && l.status === 409);
+    for (const l of all409s.filter((x) => x.replacedByAbandoned)) {
+      log(
+        `chaos: poll 409 on ${l.agent}: replaced by a request its client had closed before the service took it up`,
+      );
+    }
+    const poll409s = all409s.filter((l) => !l.replacedByAbandoned);
     for (const l of poll409s.filter((x) => !x.fault)) {
       const fault = [...(nemesis?.events ?? [])].reverse().find((e) => e.at <= l.at);
       const faultText = fault

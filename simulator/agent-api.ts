@@ -65,9 +65,14 @@ export class AgentApi {
       );
       return;
     }
-    const log = (endpoint: Endpoint | null, status: number, code?: number, fault?: Fault['kind']): void => {
+    const log = (endpoint: Endpoint | null, status: number, code?: number, answer?: Answer): void => {
       const path = url.pathname + url.search;
-      agent.log.push({ at: Date.now(), endpoint, method, path, status, code, ...(fault ? { fault } : {}) });
+      const fault = answer?.injected;
+      const tags = {
+        ...(fault ? { fault } : {}),
+        ...(answer?.replacedByAbandoned ? { replacedByAbandoned: true as const } : {}),
+      };
+      agent.log.push({ at: Date.now(), endpoint, method, path, status, code, ...tags });
     };
     const abort = new AbortController();
     res.on('close', () => abort.abort());
@@ -96,12 +101,12 @@ export class AgentApi {
     // Whatever was not read (e.g. the body of a request to an unknown path) is discarded.
     req.resume();
     if (answer.status === 0) {
-      log(endpoint, 0, undefined, answer.injected);
+      log(endpoint, 0, undefined, answer);
       return;
     }
     if (endpoint && answer.status === 429) agent.status429[endpoint] += 1;
     const code = (answer.body as { error?: { code?: number } } | undefined)?.error?.code;
-    log(endpoint, answer.status, code, answer.injected);
+    log(endpoint, answer.status, code, answer);
     this.write(res, answer);
   }
 

@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { ApiError, ErrorCode, badRequest } from './errors';
-import { parseOrBadRequest } from './http-util';
+import { errorBody, parseOrBadRequest } from './http-util';
 import { boundaryOf, parseMultipart } from './multipart';
 import type { Platform } from './platform';
 import type { AgentState, SeqEntry } from './state';
@@ -31,6 +31,8 @@ export interface Answer {
   headers?: Record<string, string>;
   /** The kind of the injected fault this request met, if any (kept in the request log). */
   injected?: Fault['kind'];
+  /** A poll replaced by a request its client had closed (kept in the request log). */
+  replacedByAbandoned?: true;
 }
 
 /** An authenticated request, routed, with its body read. */
@@ -93,8 +95,15 @@ export function agentEndpoints(platform: Platform): Record<Endpoint, Handler> {
       switch (outcome.kind) {
         case 'entries':
           return ok(updatePage(agent, outcome.entries, offset));
-        case 'replaced':
-          throw new ApiError(409, ErrorCode.pollReplaced, 'poll replaced by a newer poll for this agent');
+        case 'replaced': {
+          const err = new ApiError(
+            409,
+            ErrorCode.pollReplaced,
+            'poll replaced by a newer poll for this agent',
+          );
+          if (!outcome.byAbandoned) throw err;
+          return { status: err.status, body: errorBody(err), replacedByAbandoned: true };
+        }
         case 'aborted':
           return { status: 0 };
         case 'timeout':

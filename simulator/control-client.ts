@@ -69,6 +69,8 @@ export interface LogEntry {
   code?: number;
   /** The kind of the injected fault the request met (a 409 without it is a real replaced poll). */
   fault?: Fault['kind'];
+  /** A 409 whose newer poll was a request its client had already closed (not two polls at once). */
+  replacedByAbandoned?: true;
 }
 
 export interface FaultRequest {

@@ -66,6 +66,12 @@ export interface LogRecord {
   code?: number;
   /** The kind of the injected fault the request met, if any. */
   fault?: Fault['kind'];
+  /**
+   * A poll answered 409 because a newer poll replaced it, where that newer request's client had
+   * closed it before the service got to it (a request the service was slow to take up): the
+   * client never had two polls open.
+   */
+  replacedByAbandoned?: true;
 }
 
 export interface PendingFault {
@@ -77,7 +83,11 @@ export interface PendingFault {
 }
 
 export type PollOutcome =
-  { kind: 'entries'; entries: SeqEntry[] } | { kind: 'timeout' } | { kind: 'replaced' } | { kind: 'aborted' };
+  | { kind: 'entries'; entries: SeqEntry[] }
+  | { kind: 'timeout' }
+  /** `byAbandoned`: the newer poll's client had gone before the service got to it (see LogRecord). */
+  | { kind: 'replaced'; byAbandoned?: boolean }
+  | { kind: 'aborted' };
 
 export interface PendingPoll {
   offset: number;

@@ -51,7 +51,9 @@ export class UpdateBuffer {
     timeoutMs: number,
     signal: AbortSignal,
   ): Promise<PollOutcome> {
-    agent.poll?.finish({ kind: 'replaced' });
+    // A request its client has closed still replaces the earlier poll (a service slow to take a
+    // request up cannot know better); its 409 says so, for the log.
+    agent.poll?.finish(signal.aborted ? { kind: 'replaced', byAbandoned: true } : { kind: 'replaced' });
     const ready = this.visible(agent, offset, limit);
     if (ready.length > 0) return Promise.resolve({ kind: 'entries', entries: ready });
     if (timeoutMs <= 0) return Promise.resolve({ kind: 'timeout' });

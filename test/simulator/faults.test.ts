@@ -116,6 +116,23 @@ describe('fault kinds on GET /updates', () => {
       'real',
     ]);
     expect(log.filter((l) => l.status !== 409).every((l) => l.fault === undefined)).toBe(true);
+    expect(log.some((l) => l.replacedByAbandoned)).toBe(false);
+  });
+
+  it('marks a 409 whose newer poll was a request its client had closed before it was taken up', async () => {
+    // The client gives up on a poll the service is slow to take up, then polls again; the service
+    // takes the first up after all and it replaces the second: one poll open at a time on the
+    // client's side, so the log says the 409 came from an abandoned request.
+    await h.sim.control.fault('updates', { kind: 'slow', delayMs: 400 });
+    const abandoned = h.agent.poll({ offset: 0, timeout: 5 }, { signal: AbortSignal.timeout(50) });
+    await expect(abandoned).rejects.toThrow();
+    const live = h.agent.poll({ offset: 0, timeout: 25 });
+    expect((await live).status).toBe(409);
+    const log = await h.sim.control.log();
+    expect(log.map((l) => [l.status, l.fault, l.replacedByAbandoned])).toEqual([
+      [409, undefined, true],
+      [0, 'slow', undefined],
+    ]);
   });
 
   it('malformed_json: 200 with a body that is not JSON', async () => {
