@@ -17,17 +17,13 @@
 import { join } from 'node:path';
 import { runChaos, type ChaosOptions } from './chaos';
 import { printChaos, writeChaosReport, writeClusterChaosReport } from './report';
+import { flagProblem, type NUMBER_FLAGS } from './flags';
 import { clean } from './tally';
 
-function option(name: string, fallback: number): number {
+/** A number flag's value (checked by `flagProblem` before the run starts). */
+function option(name: (typeof NUMBER_FLAGS)[number], fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
-  if (i < 0) return fallback;
-  const value = Number(process.argv[i + 1]);
-  if (!Number.isFinite(value) || value < 0) {
-    console.error(`chaos: --${name} needs a number, got ${process.argv[i + 1] ?? 'nothing'}`);
-    process.exit(2);
-  }
-  return value;
+  return i < 0 ? fallback : Number(process.argv[i + 1]);
 }
 
 /** The nemesis of a cluster run, from its flags (seconds on the command line). */
@@ -46,6 +42,11 @@ function clusterOptions(): NonNullable<ChaosOptions['cluster']> {
 }
 
 async function main(): Promise<void> {
+  const problem = flagProblem(process.argv.slice(2));
+  if (problem) {
+    console.error(`chaos: ${problem}`);
+    process.exit(2);
+  }
   const started = Date.now();
   const cluster = process.argv.includes('--cluster');
   const result = await runChaos({
