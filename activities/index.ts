@@ -8,7 +8,8 @@ import type { MessagingClient } from '../messaging/client';
 import { failure, requestFailure, sendFailure } from './failure-mapping';
 import { OpenPolls } from './open-polls';
 import { PollLease, type AskLease } from './poll-lease';
-import { abortableSleep, pollWithMarkReads, withHeartbeats } from './polling';
+import { withHeartbeats } from './heartbeats';
+import { abortableSleep, pollWithMarkReads } from './polling';
 import {
   ActivityFailureTypes as F,
   type PollInput,

@@ -12,27 +12,14 @@ import type { MessagingClient } from '../messaging/client';
 import { flattenPage } from '../messaging/page';
 import type { Status } from '../messaging/schemas';
 import { failure, requestFailure, withPollReport } from './failure-mapping';
+import { withHeartbeats } from './heartbeats';
 import { rideMarkReads, type MarkReadReport } from './mark-reads';
 import { PollLeaseLostError, type PollLease } from './poll-lease';
 import { QuietPolling } from './quiet-polling';
 import { ActivityFailureTypes as F, type PollInput, type PollOutput } from './types';
 
-/** How often a waiting activity tells Temporal it is alive (the SDK throttles to 80% of the heartbeat timeout). */
-const HEARTBEAT_EVERY_MS = 1000;
-
 /** Time allowed for one long poll: its `timeout` and as much again (5 s at most) for the answer. */
 const longPollMs = (timeoutSeconds: number) => timeoutSeconds * 1000 + Math.min(5000, timeoutSeconds * 1000);
-
-export async function withHeartbeats<T>(work: Promise<T>): Promise<T> {
-  const ctx = Context.current();
-  ctx.heartbeat();
-  const timer = setInterval(() => ctx.heartbeat(), HEARTBEAT_EVERY_MS);
-  try {
-    return await work;
-  } finally {
-    clearInterval(timer);
-  }
-}
 
 /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
 export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -22,6 +22,7 @@ import {
   type RemindersRead,
   type ScheduleActivities,
 } from '../protocol/reminders';
+import { withHeartbeats } from './heartbeats';
 
 export type { ScheduleActivities } from '../protocol/reminders';
 
@@ -54,11 +55,8 @@ async function workflowTaskFailure(client: Client, workflowId: string): Promise<
   }
 }
 
-/** The schedule activities over `client` (its namespace is the reminders workflows'). */
-export function createScheduleActivities(
-  client: Client,
-  options: ScheduleActivityOptions,
-): ScheduleActivities {
+/** Refuses a worker zone or an agent's zone that is not an IANA time zone. */
+function checkZones(options: ScheduleActivityOptions): void {
   if (!isTimeZone(options.timeZone ?? DEFAULT_TIME_ZONE)) {
     throw new RangeError(`${JSON.stringify(options.timeZone)} is not an IANA time zone (like Europe/Berlin)`);
   }
@@ -68,6 +66,14 @@ export function createScheduleActivities(
         `agent "${agentKey}": ${JSON.stringify(zone)} is not an IANA time zone (like Europe/Berlin)`,
       );
   }
+}
+
+/** The schedule activities over `client` (its namespace is the reminders workflows'). */
+export function createScheduleActivities(
+  client: Client,
+  options: ScheduleActivityOptions,
+): ScheduleActivities {
+  checkZones(options);
   const timeZone = canonicalTimeZone(options.timeZone ?? DEFAULT_TIME_ZONE);
   // The human's zone: set in the chat (kept by the reminders workflow), else the agent's, else the worker's.
   const zoneOf = (agentKey: string, set: string | undefined) => {
@@ -77,7 +83,9 @@ export function createScheduleActivities(
   return {
     async amsflowRemindersRead(agentKey: string): Promise<RemindersRead> {
       try {
-        const view = await client.workflow.getHandle(remindersWorkflowId(agentKey)).query(remindersQuery);
+        const view = await withHeartbeats(
+          client.workflow.getHandle(remindersWorkflowId(agentKey)).query(remindersQuery),
+        );
         return { ...view, defaultTimeZone: zoneOf(agentKey, view.timeZone) };
       } catch (err) {
         if (!(err instanceof WorkflowNotFoundError)) throw err;
@@ -87,17 +95,21 @@ export function createScheduleActivities(
     },
     async amsflowRemindersWrite(agentKey: string, command: RemindersCommand): Promise<void> {
       const input: RemindersInput = { agentKey };
-      const handle = await client.workflow.signalWithStart(REMINDERS_WORKFLOW_TYPE, {
-        workflowId: remindersWorkflowId(agentKey),
-        taskQueue: options.taskQueue,
-        args: [input],
-        signal: remindersCommandSignal,
-        signalArgs: [command],
-      });
+      const handle = await withHeartbeats(
+        client.workflow.signalWithStart(REMINDERS_WORKFLOW_TYPE, {
+          workflowId: remindersWorkflowId(agentKey),
+          taskQueue: options.taskQueue,
+          args: [input],
+          signal: remindersCommandSignal,
+          signalArgs: [command],
+        }),
+      );
       // A worker without the reminders workflow takes the start and can never run it: the
       // reminder would be accepted and never delivered. Its query answers only if it runs.
       try {
-        await client.withDeadline(Date.now() + CONFIRM_MS, () => handle.query(remindersQuery));
+        await withHeartbeats(
+          client.withDeadline(Date.now() + CONFIRM_MS, () => handle.query(remindersQuery)),
+        );
       } catch (err) {
         const reason = err instanceof Error ? err.message : String(err);
         // Not answering is not yet "does not run": a worker killed with the workflow in its cache

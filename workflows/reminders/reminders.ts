@@ -81,8 +81,11 @@ export const MAX_REMINDER_TEXT = 4000;
 const activities = proxyActivities<ScheduleActivities>({
   // A write waits up to 20 s for the reminders workflow to answer.
   startToCloseTimeout: '30 seconds',
-  // Rides out worker kills and server restarts (an attempt lost with its worker costs its
-  // start-to-close); not registered on any worker (no `createScheduleActivities`), it fails
+  // Both heartbeat while they wait (activities/heartbeats.ts): an attempt lost with its worker (a
+  // kill, a partition) is retried after 5 s, not 30 (the cluster chaos run met a handler whose
+  // read was lost three times in a row, 100 s before its reply).
+  heartbeatTimeout: '5 seconds',
+  // Rides out worker kills and server restarts; not registered on any worker (no `createScheduleActivities`), it fails
   // rather than wait forever.
   scheduleToCloseTimeout: '10 minutes',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds' },
