@@ -85,8 +85,8 @@ const activities = proxyActivities<ScheduleActivities>({
   // kill, a partition) is retried after 5 s, not 30 (the cluster chaos run met a handler whose
   // read was lost three times in a row, 100 s before its reply).
   heartbeatTimeout: '5 seconds',
-  // Rides out worker kills and server restarts; not registered on any worker (no `createScheduleActivities`), it fails
-  // rather than wait forever.
+  // Rides out worker kills and server restarts; not registered on any worker (no
+  // `createScheduleActivities`), it fails rather than wait forever.
   scheduleToCloseTimeout: '10 minutes',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds' },
 });
