@@ -30,6 +30,7 @@ import {
 } from '../protocol/models';
 import { modelCallFailure } from './model-errors';
 import { clockLine, fromSdkToolCalls, toModelMessages } from './model-messages';
+import { withHeartbeats } from './heartbeats';
 
 export type { ModelActivities } from '../protocol/models';
 
@@ -50,9 +51,6 @@ export interface ModelActivityOptions {
   /** The human's time zone of an agent (the reminders' rule); default UTC. For `clockAt`. */
   zoneOf?: (agentKey: string) => Promise<string>;
 }
-
-/** How often a waiting call tells Temporal it lives (throttled by the SDK): a cancel reaches it then. */
-const HEARTBEAT_EVERY_MS = 1000;
 
 /** The AI SDK's own warnings go to the console; they carry no secret, but no log line is ours to add. */
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
@@ -91,19 +89,20 @@ async function call(
       ? undefined
       : clockLine(input.clockAt, (await options.zoneOf?.(input.agentKey)) ?? 'UTC');
   const system = [input.system, clock].filter(Boolean).join('\n\n') || undefined;
-  ctx.heartbeat();
-  const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_EVERY_MS);
   try {
-    const result = await generateText({
-      model: model.model,
-      system,
-      messages: toModelMessages([...memory, ...input.messages]),
-      ...(input.tools.length > 0 ? { tools: sdkTools(input.tools) } : {}),
-      maxOutputTokens: input.maxOutputTokens,
-      temperature: input.temperature,
-      maxRetries: 0,
-      abortSignal: ctx.cancellationSignal,
-    });
+    // Heartbeats while the model thinks: a cancel reaches the call at the next one.
+    const result = await withHeartbeats(
+      generateText({
+        model: model.model,
+        system,
+        messages: toModelMessages([...memory, ...input.messages]),
+        ...(input.tools.length > 0 ? { tools: sdkTools(input.tools) } : {}),
+        maxOutputTokens: input.maxOutputTokens,
+        temperature: input.temperature,
+        maxRetries: 0,
+        abortSignal: ctx.cancellationSignal,
+      }),
+    );
     return {
       status: 'answered',
       text: result.text,
@@ -116,8 +115,6 @@ async function call(
     // A cancel (the turn was interrupted, the activity timed out) is the SDK's to report.
     if (ctx.cancellationSignal.aborted) throw err;
     throw modelCallFailure(err);
-  } finally {
-    clearInterval(beat);
   }
 }
 
