@@ -25,10 +25,23 @@ function waitingNote(agentKey: string, queue: string | undefined): string {
   );
 }
 
+/** gRPC's status codes for a call that ran out of time, and for one cancelled. */
+const GRPC_DEADLINE_EXCEEDED = 4;
+const GRPC_CANCELLED = 1;
+
+/**
+ * True when the query ran out of time: gRPC says so, or the deadline has passed and the call was
+ * cancelled (the server ends a call at the deadline it was given with a stream reset, which the
+ * client reads as CANCELLED when that reset arrives before its own timer fires).
+ */
+export function ranOutOfTime(code: unknown, deadline: number, now = Date.now()): boolean {
+  return code === GRPC_DEADLINE_EXCEEDED || (code === GRPC_CANCELLED && now >= deadline);
+}
+
 /** Why the state query of a running agent failed, for an operator. */
-async function unanswered(client: Client, agentKey: string, err: unknown): Promise<string> {
+async function unanswered(client: Client, agentKey: string, err: unknown, deadline: number): Promise<string> {
   const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
-  if ((cause as { code?: unknown }).code !== GRPC_DEADLINE_EXCEEDED)
+  if (!ranOutOfTime((cause as { code?: unknown }).code, deadline))
     return `agent "${agentKey}": the state query failed: ${cause instanceof Error ? cause.message : String(cause)}`;
   const { taskQueue } = await agentRunning(client, agentKey).catch(() => ({ taskQueue: undefined }));
   return (
@@ -36,9 +49,6 @@ async function unanswered(client: Client, agentKey: string, err: unknown): Promi
     `is a worker running on task queue "${taskQueue ?? '?'}"?`
   );
 }
-
-/** gRPC's status code for a call that ran out of time. */
-const GRPC_DEADLINE_EXCEEDED = 4;
 
 export const ensureCommand = command({
   name: 'ensure',
@@ -123,13 +133,12 @@ export const stateCommand = command({
   async run({ values, temporal }) {
     const agentKey = values.agent!;
     const client = await temporal();
+    const deadline = Date.now() + STATE_QUERY_TIMEOUT_MS;
     let state;
     try {
-      state = await client.withDeadline(Date.now() + STATE_QUERY_TIMEOUT_MS, () =>
-        getAgentState(client, agentKey),
-      );
+      state = await client.withDeadline(deadline, () => getAgentState(client, agentKey));
     } catch (err) {
-      throw new CommandFailure(await unanswered(client, agentKey, err));
+      throw new CommandFailure(await unanswered(client, agentKey, err, deadline));
     }
     if (!state) throw new CommandFailure(agentNotRunningMessage(agentKey));
     console.log(JSON.stringify(state, null, 2));
