@@ -99,17 +99,21 @@ export function sendFailure(err: unknown, startedAt: number): ApplicationFailure
 }
 
 /**
- * A failed poll's failure, carrying what it did as the second detail (`{ markRead, quietPolls }`;
- * the first stays the failure's own). Same type, message and category, and non-retryable like
- * every request failure (the poll activity has one attempt: the workflow retries). A cancellation
- * cannot carry details and stays as it is; so does a failure with nothing to report.
+ * A failed poll's failure, carrying what it did as the second detail (`{ markRead, quietPolls,
+ * readPast, offsetAfter }`; the first stays the failure's own). Same type, message and category,
+ * and non-retryable like every request failure (the poll activity has one attempt: the workflow
+ * retries). A cancellation carries it as its only detail (Temporal records a cancelled activity's
+ * details in its history); a failure with nothing to report stays as it is.
  */
 export function withPollReport(err: unknown, report: PollFailureReport): unknown {
+  const readPast = report.readPast?.length ? report.readPast : undefined;
   const carried: PollFailureReport = {
     ...(report.markRead ? { markRead: report.markRead } : {}),
     ...(report.quietPolls?.length ? { quietPolls: report.quietPolls } : {}),
+    ...(readPast ? { readPast, offsetAfter: report.offsetAfter } : {}),
   };
-  if (Object.keys(carried).length === 0 || err instanceof CancelledFailure) return err;
+  if (Object.keys(carried).length === 0) return err;
+  if (err instanceof CancelledFailure) return new CancelledFailure(err.message, [carried]);
   const app = err instanceof ApplicationFailure ? err : undefined;
   const error = err instanceof Error ? err : undefined;
   const failure = ApplicationFailure.create({

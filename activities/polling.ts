@@ -64,24 +64,33 @@ export async function pollWithMarkReads(
   const quiet = input.quiet
     ? new QuietPolling(input.quiet, Date.now(), longPollMs(input.timeoutSeconds))
     : undefined;
+  const progress: ReadPast = { statuses: [], offset: input.offset };
   try {
     // Mark-reads stopped by a failure that may pass: the workflow retries them with its next
     // poll, so this one stops being quiet (an idle chat would otherwise leave them for minutes).
     if (quiet) void marking.then((report) => report?.failure !== undefined && quiet.endAtNextPoll());
-    const result = await pollPages(clientOf, input, signal, quiet, lease);
+    const result = await pollPages(clientOf, input, signal, quiet, progress, lease);
     ridden.abort();
     const report = await marking;
     return report ? { ...result, markRead: report } : result;
   } catch (err) {
     // What it did goes with the poll's failure: a 429 a mark-read met must be waited out by the
-    // next poll's, what was marked is not marked twice, and the quiet polls count in the window.
+    // next poll's, what was marked is not marked twice, the quiet polls count in the window, and
+    // the receipts read past are not read again (the next poll starts after them).
     const quietPolls = quiet?.failedAt(Date.now());
     halted.abort();
     ridden.abort();
-    throw withPollReport(err, { markRead: await marking, quietPolls });
+    const { statuses: readPast, offset: offsetAfter } = progress;
+    throw withPollReport(err, { markRead: await marking, quietPolls, readPast, offsetAfter });
   } finally {
     ridden.abort();
   }
+}
+
+/** The receipts quiet polls read past so far, and the offset after them (the input's at first). */
+interface ReadPast {
+  statuses: Status[];
+  offset: number;
 }
 
 async function pollPages(
@@ -89,14 +98,14 @@ async function pollPages(
   input: PollInput,
   signal: AbortSignal,
   quiet: QuietPolling | undefined,
+  progress: ReadPast,
   lease: PollLease | undefined,
 ): Promise<PollOutput> {
   const ctx = Context.current();
-  const readPast: Status[] = [];
-  let offset = input.offset;
+  const { statuses: readPast } = progress;
   const extras = () => ({
     ...(quiet && quiet.pollEnds.length > 0 ? { quietPolls: quiet.pollEnds } : {}),
-    ...(readPast.length > 0 ? { readPast, offsetAfter: offset } : {}),
+    ...(readPast.length > 0 ? { readPast, offsetAfter: progress.offset } : {}),
   });
   let waitMs = input.startAfterMs ?? 0;
   for (;;) {
@@ -104,9 +113,8 @@ async function pollPages(
       if (waitMs > 0) await withHeartbeats(abortableSleep(waitMs, signal));
       await lease?.confirm(signal);
       const startedAt = Date.now();
-      const page = await withHeartbeats(
-        clientOf().getUpdates({ offset, limit: input.limit, timeout: input.timeoutSeconds }, { signal }),
-      );
+      const query = { offset: progress.offset, limit: input.limit, timeout: input.timeoutSeconds };
+      const page = await withHeartbeats(clientOf().getUpdates(query, { signal }));
       if (!page) {
         const decision = quiet?.afterPoll('nothing', Date.now());
         if (!decision || decision.action === 'return') return { status: 'empty', startedAt, ...extras() };
@@ -117,7 +125,7 @@ async function pollPages(
       const ids = flat.statuses.map((s) => s.id);
       if (flat.messages.length === 0 && quiet?.mayReadPast(ids)) {
         readPast.push(...flat.statuses);
-        offset = flat.nextOffset;
+        progress.offset = flat.nextOffset;
         const decision = quiet.afterPoll('receipts', Date.now());
         if (decision.action === 'return') return { status: 'empty', startedAt, ...extras() };
         waitMs = decision.afterMs;
@@ -135,14 +143,15 @@ async function pollPages(
     } catch (err) {
       if (err instanceof PollReplacedError) return { status: 'replaced', startedAt: Date.now(), ...extras() };
       // Cancelled (continue-as-new, worker shutdown): report it as such, not as a failure.
-      if (ctx.cancellationSignal.aborted) {
-        throw ctx.cancellationSignal.reason instanceof CancelledFailure
-          ? ctx.cancellationSignal.reason
-          : new CancelledFailure('poll cancelled');
-      }
+      if (ctx.cancellationSignal.aborted) throw cancellationOf(ctx.cancellationSignal);
       // Given up by Temporal (poll-lease.ts): no poll was started; another may be open by now.
       if (err instanceof PollLeaseLostError) throw failure(F.pollLeaseLost, err.message, false);
       throw requestFailure(err);
     }
   }
+}
+
+/** The cancellation an aborted activity reports (the SDK's, when it gave one). */
+function cancellationOf(signal: AbortSignal): CancelledFailure {
+  return signal.reason instanceof CancelledFailure ? signal.reason : new CancelledFailure('poll cancelled');
 }

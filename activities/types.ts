@@ -33,14 +33,19 @@ interface PollExtras {
 }
 
 /**
- * What a failed poll did before it failed, carried as its failure's second detail
- * (failure-mapping.ts `withPollReport`), for the workflow's windows.
+ * What a failed or cancelled poll did before it ended, carried as its failure's second detail
+ * or its cancellation's first (failure-mapping.ts `withPollReport`), for the workflow's windows,
+ * its receipts and its offset.
  */
 export interface PollFailureReport {
   /** What its riding mark-reads did. */
   markRead?: MarkReadReport;
   /** When each quiet poll it made before the failed one was answered, and the failed one's end. */
   quietPolls?: number[];
+  /** Receipts its quiet polls read past before it failed or was cancelled, oldest first. */
+  readPast?: Status[];
+  /** With `readPast`: the offset after them (the next poll's, not the input's). */
+  offsetAfter?: number;
 }
 
 export type PollOutput =

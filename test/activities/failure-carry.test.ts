@@ -1,8 +1,9 @@
 /**
- * A failed poll carries what it did (activities/failure-mapping.ts `withPollReport`): its riding
- * mark-reads and its quiet polls, and the agent workflow reads it back (workflows/engine/failure.ts
+ * A failed or cancelled poll carries what it did (activities/failure-mapping.ts `withPollReport`):
+ * its riding mark-reads, its quiet polls and the receipts it read past, and the agent workflow
+ * reads it back (workflows/engine/failure.ts
  * `pollReportOf`): a 429 a mark-read met is waited out even when the poll itself failed, and the
- * polls it made count in the updates window.
+ * polls it made count in the updates window, and receipts read past are not read again.
  */
 import { ActivityFailure, ApplicationFailure, CancelledFailure, RetryState } from '@temporalio/common';
 import { requestFailure, withPollReport } from '../../activities/failure-mapping';
@@ -30,7 +31,7 @@ const asReceived = (failure: unknown) =>
     failure as Error,
   );
 
-describe('a failed poll carries its mark-reads and quiet polls', () => {
+describe('a failed or cancelled poll carries what it did', () => {
   it('keeps a rate limit the type and Retry-After the workflow reads, and adds the report', () => {
     const poll429 = requestFailure(new RateLimitError('slow down', { status: 429, body: {} }, 3000));
     const carried = withPollReport(poll429, { markRead: report, quietPolls: [500, 900] });
@@ -61,9 +62,34 @@ describe('a failed poll carries its mark-reads and quiet polls', () => {
     expect(pollReportOf(asReceived(carried))).toEqual({ quietPolls: [100] });
   });
 
-  it('leaves a cancellation, and a failure with nothing to report, as they are', () => {
+  it('carries the receipts read past and the offset after them, on a failure as on a cancellation', () => {
+    const readPast = [{ id: 'wamid.1', status: 'sent', timestamp: '1', recipient_id: 'u' }];
+    const failed = withPollReport(requestFailure(new NotAcceptedError('busy', { status: 503, body: {} })), {
+      readPast,
+      offsetAfter: 42,
+    });
+    expect(pollReportOf(asReceived(failed))).toEqual({ readPast, offsetAfter: 42 });
+
+    const cancelled = withPollReport(new CancelledFailure('poll cancelled'), {
+      markRead: report,
+      quietPolls: [1],
+      readPast,
+      offsetAfter: 42,
+    });
+    expect(cancelled).toBeInstanceOf(CancelledFailure);
+    expect((cancelled as CancelledFailure).message).toBe('poll cancelled');
+    expect(pollReportOf(asReceived(cancelled))).toEqual({
+      markRead: report,
+      quietPolls: [1],
+      readPast,
+      offsetAfter: 42,
+    });
+  });
+
+  it('leaves a failure or a cancellation with nothing to report as it is', () => {
     const cancelled = new CancelledFailure('poll cancelled');
-    expect(withPollReport(cancelled, { markRead: report, quietPolls: [1] })).toBe(cancelled);
+    expect(withPollReport(cancelled, { quietPolls: [], readPast: [], offsetAfter: 7 })).toBe(cancelled);
+    expect(pollReportOf(asReceived(cancelled))).toEqual({});
     const busy = requestFailure(new NotAcceptedError('busy', { status: 503, body: {} }));
     expect(withPollReport(busy, { quietPolls: [] })).toBe(busy);
     expect(pollReportOf(asReceived(busy))).toEqual({});

@@ -3,7 +3,7 @@
  * (an `ApplicationFailure` inside an `ActivityFailure`), then classifies it. The classification
  * is pure, so each rule (what means "not sent", what is final) has a unit test.
  */
-import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/common';
+import { ActivityFailure, ApplicationFailure, CancelledFailure, TimeoutFailure } from '@temporalio/common';
 import type { PollFailureReport, SendFailureDetails } from '../../activities/types';
 import { ActivityFailureTypes as F, NON_RETRYABLE_REQUEST_FAILURES } from '../../protocol/failures';
 import type { SendFailureType } from '../../protocol/failures';
@@ -81,12 +81,14 @@ export function isWorkerShutdown(info: FailureInfo): boolean {
 }
 
 /**
- * What a failed poll did before it failed (its mark-reads, its quiet polls), carried as its
- * failure's second detail (activities/failure-mapping.ts `withPollReport`); empty when the
- * failure carries nothing.
+ * What a failed or cancelled poll did before it ended (its mark-reads, its quiet polls, the
+ * receipts it read past and the offset after them), carried as its failure's second detail or its
+ * cancellation's first (activities/failure-mapping.ts `withPollReport`); empty when it carries
+ * nothing (a lost worker, a run recorded before cancellations carried it).
  */
 export function pollReportOf(err: unknown): PollFailureReport {
   const cause = err instanceof ActivityFailure && err.cause ? err.cause : err;
+  if (cause instanceof CancelledFailure) return (cause.details?.[0] as PollFailureReport | undefined) ?? {};
   if (!(cause instanceof ApplicationFailure)) return {};
   return (cause.details?.[1] as PollFailureReport | undefined) ?? {};
 }

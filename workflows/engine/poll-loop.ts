@@ -163,8 +163,10 @@ function tookMarkReads(rt: AgentRuntime, result: Pick<PollOutput, 'markRead'>): 
 }
 
 /**
- * Books what a failed poll did in the windows: its mark-reads and its quiet polls, as its failure
- * reports them, else the most it may have done (a cancellation or a lost worker reports nothing).
+ * Books what a failed or cancelled poll did: its mark-reads and its quiet polls in the windows, as
+ * it reports them, else the most it may have done (a lost worker reports nothing); the receipts
+ * its quiet polls read past, and the offset after them, so that the next poll (this run's or the
+ * next run's) does not read them again.
  */
 function bookFailedPoll(
   rt: AgentRuntime,
@@ -174,6 +176,8 @@ function bookFailedPoll(
   pollStartedAt: number,
 ): void {
   const report = pollReportOf(err);
+  for (const status of report.readPast ?? []) rt.receipts.receive(status);
+  if (report.readPast?.length && report.offsetAfter !== undefined) rt.cursor.advance(report.offsetAfter);
   if (report.markRead) tookMarkReads(rt, { markRead: report.markRead });
   else {
     const timedOut = failureInfo(err).timedOut;
