@@ -48,7 +48,10 @@ export interface AgentTuning {
   maxSendAttempts?: number;
   /** How long a later message's reply waits for an earlier message's handler to send first. Default 30000 ms. */
   orderingGraceMs?: number;
-  /** Continue-as-new after this many history events (or when the server suggests it). Default 4000. */
+  /**
+   * Continue-as-new after this many history events (or when the server suggests it). Default 1000
+   * (runs begun before patch `amsflow-shorter-runs`, 2026-11-28: 4000).
+   */
   continueAsNewAfterEvents?: number;
   /**
    * Heartbeat timeout of the poll and send activities: how soon a worker lost mid-request is

@@ -23,7 +23,9 @@ export const DEFAULT_TUNING: Tuning = {
   // The spec allows three retries after a retryable failure: four attempts in all.
   maxSendAttempts: 4,
   orderingGraceMs: 30_000,
-  continueAsNewAfterEvents: 4000,
+  // A worker taking a run over replays its whole history within the 10-s workflow task timeout,
+  // also on a loaded machine (at 4,000 the cluster chaos run's replays took over 10 s).
+  continueAsNewAfterEvents: 1000,
   recentIdsKept: 1000,
   activityHeartbeatTimeoutMs: 10_000,
   reconcileSettleMs: 60_000,
@@ -43,4 +45,18 @@ export function resolveTuning(tuning: AgentTuning | undefined): Tuning {
     if (value !== undefined) (resolved as Record<string, number>)[key] = value as number;
   }
   return resolved;
+}
+
+/** The continue-as-new threshold of runs begun before patch `amsflow-shorter-runs` (2026-11-28). */
+export const EARLIER_CONTINUE_AS_NEW_AFTER_EVENTS = 4000;
+
+/**
+ * The history length at which a run continues as new: its tuning's, else the default of the code
+ * that began the run (`shorterRuns`: patch `amsflow-shorter-runs` was in it).
+ */
+export function continueAsNewAfterEvents(tuning: AgentTuning | undefined, shorterRuns: boolean): number {
+  return (
+    tuning?.continueAsNewAfterEvents ??
+    (shorterRuns ? DEFAULT_TUNING.continueAsNewAfterEvents : EARLIER_CONTINUE_AS_NEW_AFTER_EVENTS)
+  );
 }

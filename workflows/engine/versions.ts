@@ -47,6 +47,14 @@ export const PATCHES = {
     mayGo:
       'deprecated once no agent run begun before 2026-11-28 is open (its next continue-as-new), then removed once no run of the patched stage is open',
   },
+  'amsflow-shorter-runs': {
+    added: '2026-11-28',
+    stage: 'patched',
+    change:
+      'the agent continues as new after 1,000 history events (was 4,000) unless its tuning says otherwise: a worker taking a run over replays a quarter as much (at 4,000, replays under load took longer than the 10-s workflow task timeout, again and again)',
+    mayGo:
+      'deprecated once no agent run begun before 2026-11-28 is open (its next continue-as-new), then removed once no run of the patched stage is open',
+  },
   'amsflow-poll-through-drain': {
     added: '2026-11-28',
     stage: 'patched',

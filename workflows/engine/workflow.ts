@@ -34,8 +34,14 @@ import { refuseWhileMoving, sendRequestProblem } from './send-request';
 import { stateView } from './state-view';
 import { runStatusLoop } from './status-loop';
 import { Supervisor } from './supervisor';
+import { continueAsNewAfterEvents } from './tuning';
+import { isPatched } from './versions';
+
+/** Patch: continue as new after 1,000 events by default (tuning.ts). */
+const SHORTER_RUNS = 'amsflow-shorter-runs';
 
 export async function agentWorkflow(input: AgentWorkflowInput): Promise<void> {
+  const continueAfter = continueAsNewAfterEvents(input.tuning, isPatched(SHORTER_RUNS));
   const supervisor = new Supervisor();
   const rt = new AgentRuntime(input, supervisor);
   const dispatcher = new Dispatcher(rt);
@@ -50,11 +56,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<void> {
   const statusDone = supervisor.own(runStatusLoop(rt));
 
   await supervisor.watch(
-    condition(
-      () =>
-        workflowInfo().continueAsNewSuggested ||
-        workflowInfo().historyLength >= rt.tuning.continueAsNewAfterEvents,
-    ),
+    condition(() => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength >= continueAfter),
   );
   rt.lifecycle.drain();
   await supervisor.watch(statusDone);
