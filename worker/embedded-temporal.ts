@@ -2,7 +2,8 @@
  * The Temporal step of `runAmsflow`: the embedded dev server when no `TEMPORAL_ADDRESS` is given,
  * then the connections the workers and the client use.
  */
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { connectTemporal as connectClient } from '../tools/temporal-connection';
 import type { DataConverter } from '@temporalio/common';
 import { NativeConnection } from '@temporalio/worker';
 import { resolveTemporalBinaries } from '../tools/temporal-binaries';
@@ -50,7 +51,7 @@ export async function connectTemporal(
 ): Promise<TemporalConnections> {
   const nativeConnection = await NativeConnection.connect({ address });
   cleanups.push(() => nativeConnection.close());
-  const connection = await Connection.connect({ address });
+  const connection = await connectClient({ address });
   cleanups.push(() => connection.close());
   // Encryption at rest (AMSFLOW_ENCRYPTION_KEYS): the same data converter for the client and every worker.
   const dataConverter = dataConverterFor(config.encryptionKeys, { strict: config.encryptionStrict });

@@ -10,7 +10,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { connectTemporal } from '../../tools/temporal-connection';
 import type { Payload } from '@temporalio/common';
 import { SimulatorControl } from '../../simulator';
 import { ConfigError, loadConfig } from '../../worker/config';
@@ -88,7 +89,7 @@ function payloadsOf(value: unknown, found: Payload[] = []): Payload[] {
 }
 
 async function agentHistoryPayloads(address: string): Promise<Payload[]> {
-  const connection = await Connection.connect({ address });
+  const connection = await connectTemporal({ address });
   try {
     const history = await new Client({ connection }).workflow
       .getHandle(agentWorkflowId(AGENT))

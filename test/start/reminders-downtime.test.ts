@@ -7,7 +7,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { connectTemporal } from '../../tools/temporal-connection';
 import { SimulatorControl } from '../../simulator';
 import { ConfigError, loadConfig } from '../../worker/config';
 import { freePort } from '../../worker/dev-server';
@@ -81,7 +82,7 @@ it('a reminder due while everything was down is delivered once, marked late; one
   expect(late).toBeGreaterThanOrEqual(8);
 
   // Once, and nothing for the one past its limit.
-  const connection = await Connection.connect({ address: running.temporalAddress });
+  const connection = await connectTemporal({ address: running.temporalAddress });
   try {
     const client = new Client({ connection });
     const state = await until('the reminders to be done', 30_000, async () => {
