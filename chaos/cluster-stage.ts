@@ -109,7 +109,22 @@ export async function startClusterStage(options: StageOptions): Promise<Stage> {
           await c.server.stop(restarts++ % 2 === 0 ? 0 : 20_000);
           await c.server.start();
         }),
-      cluster: { toxiproxy, proxies, postgres: c.postgres, exclusive },
+      cluster: {
+        toxiproxy,
+        proxies,
+        // As a process supervisor would: a server that exited by itself during an outage is
+        // started again once the database is back (said in the log, not hidden).
+        postgres: {
+          stop: (mode) => c.postgres.stop(mode),
+          start: async () => {
+            await c.postgres.start();
+            if (c.server.running) return;
+            options.log('chaos: the Temporal server had exited by itself; starting it again');
+            await c.server.start();
+          },
+        },
+        exclusive,
+      },
       async close() {
         if (options.keepDir) {
           mkdirSync(options.keepDir, { recursive: true });

@@ -126,6 +126,11 @@ export class TemporalServer {
     },
   ) {}
 
+  /** Whether its process runs (false once it exited, by a stop or by itself). */
+  get running(): boolean {
+    return this.child !== undefined;
+  }
+
   get address(): string {
     return `127.0.0.1:${this.options.env.FRONTEND_GRPC_PORT}`;
   }
