@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@temporalio/client';
-import { connectTemporal } from '../tools/temporal-connection';
+import { openConnection } from '../tools/temporal-connection';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { MessagingClient } from '../messaging/client';
 import { startSimulator, type RunningSimulator } from '../simulator';
@@ -77,7 +77,7 @@ export async function startBenchTemporal({
       uiPort: false,
       ...(stock ? { sqlitePragmas: false as const } : {}),
     });
-    const connection = await connectTemporal({ address: server.address });
+    const connection = await openConnection({ address: server.address });
     const started = server;
     return {
       kind: stock ? 'stock' : 'embedded',

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@temporalio/client';
-import { connectTemporal } from '../tools/temporal-connection';
+import { openConnection } from '../tools/temporal-connection';
 import { scaledTuning } from '../bench/scaled-tuning';
 import { findToxiproxy } from '../scripts/cluster-tools';
 import { startSimulator } from '../simulator';
@@ -50,7 +50,7 @@ export async function startClusterStage(options: StageOptions): Promise<Stage> {
     const c = cluster;
     closers.push(() => c.close());
     options.log(`chaos: native cluster up in ${Date.now() - started} ms ${JSON.stringify(c.timings)}`);
-    const connection = await connectTemporal({ address: c.address });
+    const connection = await openConnection({ address: c.address });
     closers.push(() => connection.close());
     const client = new Client({ connection, namespace: c.namespace, interceptors: ASK_AGAIN_INTERCEPTORS });
     const tag = randomUUID().slice(0, 6);

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@temporalio/client';
-import { connectTemporal } from '../tools/temporal-connection';
+import { openConnection } from '../tools/temporal-connection';
 import { resolveTemporalBinaries } from '../tools/temporal-binaries';
 import { startSimulator, type RunningSimulator } from '../simulator';
 import { freePort, startDevServer, type RunningDevServer } from '../worker/dev-server';
@@ -51,7 +51,7 @@ export async function startStage(options: StageOptions): Promise<Stage> {
   const dbFile = join(dir, 'temporal.db');
   const port = await freePort();
   let server: RunningDevServer = await startDevServer({ cliPath, dbFile, port, uiPort: false });
-  const connection = await connectTemporal({ address: server.address });
+  const connection = await openConnection({ address: server.address });
   const client = new Client({ connection, interceptors: ASK_AGAIN_INTERCEPTORS });
   const tag = randomUUID().slice(0, 6);
   const agents = Array.from({ length: options.agents }, (_, i) => ({

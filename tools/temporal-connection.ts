@@ -48,11 +48,11 @@ export function closeSafeInterceptors(): Interceptor[] {
 }
 
 /** `Connection.connect` with {@link closeSafeInterceptors} (unless `options` has interceptors of its own). */
-export function connectTemporal(options: ConnectionOptions = {}): Promise<Connection> {
+export function openConnection(options: ConnectionOptions = {}): Promise<Connection> {
   return Connection.connect({ ...options, interceptors: options.interceptors ?? closeSafeInterceptors() });
 }
 
 /** `Connection.lazy` with {@link closeSafeInterceptors} (unless `options` has interceptors of its own). */
-export function lazyTemporal(options: ConnectionOptions = {}): Connection {
+export function lazyConnection(options: ConnectionOptions = {}): Connection {
   return Connection.lazy({ ...options, interceptors: options.interceptors ?? closeSafeInterceptors() });
 }

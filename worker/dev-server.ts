@@ -13,7 +13,7 @@ import { mkdirSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { connectTemporal } from '../tools/temporal-connection';
+import { openConnection } from '../tools/temporal-connection';
 import { DevServerStartError, PortInUseError } from './dev-server-errors';
 import { tailOf } from './output-tail';
 import { claimablePort, freePort, portOpen } from './port-probes';
@@ -140,7 +140,7 @@ async function waitReady(
     if (Date.now() > deadline)
       throw new Error(`Temporal dev server not ready on ${address} after ${timeoutMs} ms`);
     if (await portOpen(port)) {
-      const connection = await connectTemporal({ address, connectTimeout: 2000 }).catch(() => undefined);
+      const connection = await openConnection({ address, connectTimeout: 2000 }).catch(() => undefined);
       if (connection) {
         try {
           await connection.workflowService.describeNamespace({ namespace });

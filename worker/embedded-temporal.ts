@@ -3,7 +3,7 @@
  * then the connections the workers and the client use.
  */
 import { Client } from '@temporalio/client';
-import { connectTemporal as connectClient } from '../tools/temporal-connection';
+import { openConnection } from '../tools/temporal-connection';
 import type { DataConverter } from '@temporalio/common';
 import { NativeConnection } from '@temporalio/worker';
 import { resolveTemporalBinaries } from '../tools/temporal-binaries';
@@ -51,7 +51,7 @@ export async function connectTemporal(
 ): Promise<TemporalConnections> {
   const nativeConnection = await NativeConnection.connect({ address });
   cleanups.push(() => nativeConnection.close());
-  const connection = await connectClient({ address });
+  const connection = await openConnection({ address });
   cleanups.push(() => connection.close());
   // Encryption at rest (AMSFLOW_ENCRYPTION_KEYS): the same data converter for the client and every worker.
   const dataConverter = dataConverterFor(config.encryptionKeys, { strict: config.encryptionStrict });

@@ -1,4 +1,5 @@
 /** `amsflow ensure`, `send` and `state`: the agent's workflow from outside. */
+import { status as GrpcStatus } from '@grpc/grpc-js';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { agentWorkflowId } from '../../protocol/ids';
 import {
@@ -25,17 +26,13 @@ function waitingNote(agentKey: string, queue: string | undefined): string {
   );
 }
 
-/** gRPC's status codes for a call that ran out of time, and for one cancelled. */
-const GRPC_DEADLINE_EXCEEDED = 4;
-const GRPC_CANCELLED = 1;
-
 /**
  * True when the query ran out of time: gRPC says so, or the deadline has passed and the call was
  * cancelled (the server ends a call at the deadline it was given with a stream reset, which the
  * client reads as CANCELLED when that reset arrives before its own timer fires).
  */
 export function ranOutOfTime(code: unknown, deadline: number, now = Date.now()): boolean {
-  return code === GRPC_DEADLINE_EXCEEDED || (code === GRPC_CANCELLED && now >= deadline);
+  return code === GrpcStatus.DEADLINE_EXCEEDED || (code === GrpcStatus.CANCELLED && now >= deadline);
 }
 
 /** Why the state query of a running agent failed, for an operator. */

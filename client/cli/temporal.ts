@@ -6,7 +6,7 @@
  */
 import { Socket } from 'node:net';
 import { Connection } from '@temporalio/client';
-import { lazyTemporal } from '../../tools/temporal-connection';
+import { lazyConnection } from '../../tools/temporal-connection';
 import { DurationFormatError, formatDuration, parseDuration } from '../../core/durations';
 import { UsageError } from './spec';
 
@@ -81,7 +81,7 @@ export function unreachableMessage(target: TemporalTarget, reason: string): stri
  * proxy variable only: through a proxy, a direct connection says nothing about the real one.
  */
 export async function connectTemporal(target: TemporalTarget, env: NodeJS.ProcessEnv): Promise<Connection> {
-  const connection = lazyTemporal({ address: target.address, connectTimeout: target.timeoutMs });
+  const connection = lazyConnection({ address: target.address, connectTimeout: target.timeoutMs });
   const proxied = PROXY_VARIABLES.some((name) => env[name] || env[name.toUpperCase()]);
   const refused: Promise<string> = proxied
     ? new Promise(() => undefined)

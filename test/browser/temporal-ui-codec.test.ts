@@ -11,7 +11,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { connectTemporal } from '../../tools/temporal-connection';
+import { openConnection } from '../../tools/temporal-connection';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { dataConverterFor, EncryptionCodec, startCodecServer, type CodecServer } from '../../codec';
 import { freePort } from '../../worker/dev-server';
@@ -64,7 +64,7 @@ async function startDevServer(codecUrl: string): Promise<{ address: string; ui: 
     { stdio: 'ignore' },
   );
   const address = `127.0.0.1:${grpc}`;
-  connection = await waitFor('the dev server', () => connectTemporal({ address, connectTimeout: 1_000 }), {
+  connection = await waitFor('the dev server', () => openConnection({ address, connectTimeout: 1_000 }), {
     timeoutMs: 60_000,
     intervalMs: 250,
   });

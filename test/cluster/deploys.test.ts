@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { connectTemporal } from '../../tools/temporal-connection';
+import { openConnection } from '../../tools/temporal-connection';
 import { startSimulator, type RunningSimulator } from '../../simulator';
 import { bundleBot } from '../../worker/bot-bundle';
 import { codeDigest } from '../../worker/build-id';
@@ -100,7 +100,7 @@ beforeAll(async () => {
   const started = Date.now();
   cluster = await startNativeCluster();
   console.log(`native cluster up in ${Date.now() - started} ms: ${JSON.stringify(cluster.timings)}`);
-  connection = await connectTemporal({ address: cluster.address });
+  connection = await openConnection({ address: cluster.address });
   client = new Client({ connection, namespace: cluster.namespace });
   sim = await startSimulator({
     port: 0,

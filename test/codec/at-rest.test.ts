@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@temporalio/client';
-import { connectTemporal } from '../../tools/temporal-connection';
+import { openConnection } from '../../tools/temporal-connection';
 import type { Payload } from '@temporalio/common';
 import { SimulatorControl } from '../../simulator';
 import { ConfigError, loadConfig } from '../../worker/config';
@@ -89,7 +89,7 @@ function payloadsOf(value: unknown, found: Payload[] = []): Payload[] {
 }
 
 async function agentHistoryPayloads(address: string): Promise<Payload[]> {
-  const connection = await connectTemporal({ address });
+  const connection = await openConnection({ address });
   try {
     const history = await new Client({ connection }).workflow
       .getHandle(agentWorkflowId(AGENT))

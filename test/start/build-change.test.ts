@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@temporalio/client';
-import { connectTemporal } from '../../tools/temporal-connection';
+import { openConnection } from '../../tools/temporal-connection';
 import { SimulatorControl } from '../../simulator';
 import { loadConfig } from '../../worker/config';
 import { freePort } from '../../worker/dev-server';
@@ -71,7 +71,7 @@ it('a signup begun on one build goes on with the next build after a restart of t
   await botSays('Welcome Ada, registered ada@example.com (signup v1.1).');
 
   // The new build is current and the old one has nothing left pinned to it.
-  const connection = await connectTemporal({ address: running.temporalAddress });
+  const connection = await openConnection({ address: running.temporalAddress });
   try {
     const client = new Client({ connection });
     const view = (await describeDeployment(client, 'amsflow'))!;

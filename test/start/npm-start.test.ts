@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@temporalio/client';
-import { connectTemporal } from '../../tools/temporal-connection';
+import { openConnection } from '../../tools/temporal-connection';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { getAgentState } from '../../client/agents';
 import type { Conversation } from '../../simulator';
@@ -139,7 +139,7 @@ describe('npm start: a resumable demo (headless Chromium)', () => {
 
   /** The agent workflow's poll offset, from the running npm start's Temporal server. */
   async function agentOffset(): Promise<number> {
-    const connection = await connectTemporal({ address: `127.0.0.1:${env.AMSFLOW_DEV_SERVER_PORT}` });
+    const connection = await openConnection({ address: `127.0.0.1:${env.AMSFLOW_DEV_SERVER_PORT}` });
     try {
       const state = await getAgentState(new Client({ connection }), 'default');
       if (!state) throw new Error('the agent workflow is not running');

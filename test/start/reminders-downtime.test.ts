@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@temporalio/client';
-import { connectTemporal } from '../../tools/temporal-connection';
+import { openConnection } from '../../tools/temporal-connection';
 import { SimulatorControl } from '../../simulator';
 import { ConfigError, loadConfig } from '../../worker/config';
 import { freePort } from '../../worker/dev-server';
@@ -82,7 +82,7 @@ it('a reminder due while everything was down is delivered once, marked late; one
   expect(late).toBeGreaterThanOrEqual(8);
 
   // Once, and nothing for the one past its limit.
-  const connection = await connectTemporal({ address: running.temporalAddress });
+  const connection = await openConnection({ address: running.temporalAddress });
   try {
     const client = new Client({ connection });
     const state = await until('the reminders to be done', 30_000, async () => {

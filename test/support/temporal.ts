@@ -3,7 +3,7 @@
  * and the time-skipping test server.
  */
 import { Client, Connection } from '@temporalio/client';
-import { connectTemporal } from '../../tools/temporal-connection';
+import { openConnection } from '../../tools/temporal-connection';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
@@ -25,7 +25,7 @@ export async function connectDevServer(): Promise<{
   close(): Promise<void>;
 }> {
   const address = devServerAddress();
-  const connection = await connectTemporal({ address });
+  const connection = await openConnection({ address });
   const nativeConnection = await NativeConnection.connect({ address });
   const client = new Client({ connection });
   return {
