@@ -9,7 +9,8 @@ import { failure, requestFailure, sendFailure } from './failure-mapping';
 import { OpenPolls } from './open-polls';
 import { PollLease, type AskLease } from './poll-lease';
 import { withHeartbeats } from './heartbeats';
-import { abortableSleep, pollWithMarkReads } from './polling';
+import { abortableSleep } from './abortable-sleep';
+import { pollWithMarkReads } from './polling';
 import {
   ActivityFailureTypes as F,
   type PollInput,
@@ -36,11 +37,13 @@ export type LeaseAsker = (attempt: { namespace: string; taskToken: Uint8Array })
 export interface ActivitiesOptions {
   /** With it, a poll starts only once Temporal acknowledged its attempt (activities/poll-lease.ts). */
   askLease?: LeaseAsker;
+  /** After a poll ended aborted, how long the agent's next poll here waits (open-polls.ts). */
+  pollCloseGraceMs?: number;
 }
 
 // eslint-disable-next-line max-lines-per-function -- the activity table: one closure per activity over the shared client registry, listed together so the worker's activity names are read in one place
 export function createActivities(registry: ClientRegistry, options: ActivitiesOptions = {}) {
-  const openPolls = new OpenPolls();
+  const openPolls = new OpenPolls({ closeGraceMs: options.pollCloseGraceMs, sleep: abortableSleep });
   const clientFor = (agentKey: string): MessagingClient => {
     const client = registry.get(agentKey);
     if (!client) {
@@ -67,7 +70,7 @@ export function createActivities(registry: ClientRegistry, options: ActivitiesOp
       clientFor(input.agentKey);
       const ctx = Context.current();
       // An older poll of this agent still open on this worker has outlived its activity: end it.
-      const open = await openPolls.begin(input.agentKey);
+      const open = await openPolls.begin(input.agentKey, ctx.cancellationSignal);
       const signal = AbortSignal.any([ctx.cancellationSignal, open.stale]);
       try {
         return await pollWithMarkReads(() => clientFor(input.agentKey), input, signal, leaseOf(ctx));
@@ -77,7 +80,8 @@ export function createActivities(registry: ClientRegistry, options: ActivitiesOp
         }
         throw err;
       } finally {
-        open.end();
+        // Aborted: its close may reach the service after a next poll would (open-polls.ts).
+        open.end({ aborted: signal.aborted });
       }
     },
 

@@ -12,6 +12,7 @@ import type { MessagingClient } from '../messaging/client';
 import { flattenPage } from '../messaging/page';
 import type { Status } from '../messaging/schemas';
 import { failure, requestFailure, withPollReport } from './failure-mapping';
+import { abortableSleep } from './abortable-sleep';
 import { withHeartbeats } from './heartbeats';
 import { rideMarkReads, type MarkReadReport } from './mark-reads';
 import { PollLeaseLostError, type PollLease } from './poll-lease';
@@ -20,22 +21,6 @@ import { ActivityFailureTypes as F, type PollInput, type PollOutput } from './ty
 
 /** Time allowed for one long poll: its `timeout` and as much again (5 s at most) for the answer. */
 const longPollMs = (timeoutSeconds: number) => timeoutSeconds * 1000 + Math.min(5000, timeoutSeconds * 1000);
-
-/** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
-export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason as Error);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason as Error);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 /**
  * The poll activity: mark-reads riding along, then the polls; see the module comment. The agent's

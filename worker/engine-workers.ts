@@ -72,6 +72,12 @@ export interface EngineWorkersOptions {
    */
   pollLease?: boolean;
   /**
+   * After a poll ended aborted (cancelled, or ended by a newer one), how long the agent's next
+   * poll on this worker waits, so that the aborted request's close reaches the service first
+   * (activities/open-polls.ts). Default 1000 ms; 0: none.
+   */
+  pollCloseGraceMs?: number;
+  /**
    * The build these workers are: default deployment the task queue's name, default build id the
    * bundle's digest. `false`: unversioned (a server without Worker Deployments).
    */
@@ -107,7 +113,7 @@ export async function createEngineWorkers(options: EngineWorkersOptions): Promis
   } satisfies Partial<WorkerOptions>;
   try {
     const askLease = options.pollLease === false ? undefined : askLeaseVia(options.connection);
-    const activities = createActivities(registry, { askLease });
+    const activities = createActivities(registry, { askLease, pollCloseGraceMs: options.pollCloseGraceMs });
     const schedules = createScheduleActivities(options.client, {
       taskQueue: options.taskQueue,
       timeZone: options.timeZone,

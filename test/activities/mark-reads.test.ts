@@ -5,7 +5,7 @@
  * would have to wait for the next one.
  */
 import { MessagingClient } from '../../messaging';
-import { abortableSleep } from '../../activities/polling';
+import { abortableSleep } from '../../activities/abortable-sleep';
 import { rideMarkReads, type MarkReadInput } from '../../activities/mark-reads';
 import { startSimulator, type RunningSimulator } from '../../simulator';
 
