@@ -96,6 +96,24 @@ export async function startClusterStage(options: StageOptions): Promise<Stage> {
     await workers.ready();
     const exclusive = exclusiveLock();
     let restarts = 0;
+    // As a process supervisor would: a server that exited by itself (during or after a database
+    // outage) is started again, between the nemesis's exclusive faults, and the log says so.
+    const supervise = async () => {
+      if (c.server.running) return;
+      options.log('chaos: the Temporal server had exited by itself; starting it again');
+      await c.server.start();
+    };
+    let checking = false; // one check waits for the lock at a time (an outage holds it for long)
+    const supervisor = setInterval(() => {
+      if (checking) return;
+      checking = true;
+      exclusive(supervise)
+        .catch((err: unknown) =>
+          options.log(`chaos: starting the Temporal server again failed: ${(err as Error).message}`),
+        )
+        .finally(() => (checking = false));
+    }, 2000);
+    closers.push(async () => clearInterval(supervisor));
     return {
       sim,
       client,
@@ -112,15 +130,12 @@ export async function startClusterStage(options: StageOptions): Promise<Stage> {
       cluster: {
         toxiproxy,
         proxies,
-        // As a process supervisor would: a server that exited by itself during an outage is
-        // started again once the database is back (said in the log, not hidden).
+        // The server may have exited during the outage: started again as soon as the database is.
         postgres: {
           stop: (mode) => c.postgres.stop(mode),
           start: async () => {
             await c.postgres.start();
-            if (c.server.running) return;
-            options.log('chaos: the Temporal server had exited by itself; starting it again');
-            await c.server.start();
+            await supervise();
           },
         },
         exclusive,
