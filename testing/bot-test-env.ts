@@ -26,6 +26,7 @@ import { agentWorkflowId } from '../protocol/ids';
 import { ASK_AGAIN_INTERCEPTORS } from '../protocol/queries';
 import { wakeSignal } from '../protocol/messages';
 import { resolveTemporalBinaries } from '../tools/temporal-binaries';
+import { closeSafePlugin } from '../tools/temporal-connection';
 import type { RunningSimulator } from '../simulator';
 import { createEngineWorkers } from '../worker/engine-workers';
 import { promoteAtStart } from '../worker/promotion';
@@ -117,9 +118,12 @@ export async function createBotTestEnv(options: BotTestEnvOptions): Promise<BotT
     // Its own warnings (each failed workflow task, again) would fill the test's output.
     ...(timeSkipping ? {} : { log: { format: 'pretty', level: 'error' } }),
   };
+  // Its client connection closes at teardown: guarded so that a retry timer left set cannot
+  // crash the test's process (tools/temporal-connection.ts).
+  const plugins = [closeSafePlugin];
   const env = timeSkipping
-    ? await TestWorkflowEnvironment.createTimeSkipping({ server })
-    : await TestWorkflowEnvironment.createLocal({ server });
+    ? await TestWorkflowEnvironment.createTimeSkipping({ server, plugins })
+    : await TestWorkflowEnvironment.createLocal({ server, plugins });
   const cleanups: (() => Promise<unknown>)[] = [() => env.teardown()];
   try {
     return await start(env, options, timeSkipping, cleanups);

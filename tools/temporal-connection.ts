@@ -13,6 +13,7 @@ import {
   defaultGrpcRetryOptions,
   makeGrpcRetryInterceptor,
   type ConnectionOptions,
+  type ConnectionPlugin,
 } from '@temporalio/client';
 
 /** What gRPC throws when a call is made on a closed channel. */
@@ -56,3 +57,16 @@ export function openConnection(options: ConnectionOptions = {}): Promise<Connect
 export function lazyConnection(options: ConnectionOptions = {}): Connection {
   return Connection.lazy({ ...options, interceptors: options.interceptors ?? closeSafeInterceptors() });
 }
+
+/**
+ * The same guard for connections that others make (`TestWorkflowEnvironment`'s, which take no
+ * interceptors but do take plugins): adds {@link closeSafeInterceptors} unless the options have
+ * interceptors of their own.
+ */
+export const closeSafePlugin: ConnectionPlugin = {
+  name: 'amsflow-close-safe-connection',
+  configureConnection: (options) => ({
+    ...options,
+    interceptors: options.interceptors ?? closeSafeInterceptors(),
+  }),
+};

@@ -6,6 +6,8 @@
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { Connection } from '@temporalio/client';
+import { closeSafePlugin, closedChannelGuard } from '../../tools/temporal-connection';
 
 const fixture = join(__dirname, 'fixtures', 'close-during-retry.ts');
 
@@ -38,4 +40,31 @@ describe('a connection closed while a call waits to be retried', () => {
     expect(outcome).toBe('rejected: 1 1 CANCELLED: Channel has been shut down');
     expect(Number(/^ended (\d+) ms/.exec(ended)?.[1])).toBeLessThan(5_000);
   }, 40_000);
+});
+
+describe('closeSafePlugin', () => {
+  it("puts the guard below the retries of a connection made by someone else's code", async () => {
+    const connection = Connection.lazy({ address: '127.0.0.1:1', plugins: [closeSafePlugin] });
+    try {
+      const { interceptors } = connection.options;
+      expect(interceptors).toHaveLength(2);
+      expect(interceptors[1]).toBe(closedChannelGuard);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('leaves interceptors given on purpose alone', async () => {
+    const own = [closedChannelGuard];
+    const connection = Connection.lazy({
+      address: '127.0.0.1:1',
+      interceptors: own,
+      plugins: [closeSafePlugin],
+    });
+    try {
+      expect(connection.options.interceptors).toBe(own);
+    } finally {
+      await connection.close();
+    }
+  });
 });
