@@ -97,7 +97,8 @@ export async function startClusterStage(options: StageOptions): Promise<Stage> {
     const exclusive = exclusiveLock();
     let restarts = 0;
     // As a process supervisor would: a server that exited by itself (during or after a database
-    // outage) is started again, between the nemesis's exclusive faults, and the log says so.
+    // outage) is started again, between the nemesis's exclusive faults, and the log says so. A
+    // check that meets an outage waits for its lock and runs as soon as the database is back.
     const supervise = async () => {
       if (c.server.running) return;
       options.log('chaos: the Temporal server had exited by itself; starting it again');
@@ -127,19 +128,7 @@ export async function startClusterStage(options: StageOptions): Promise<Stage> {
           await c.server.stop(restarts++ % 2 === 0 ? 0 : 20_000);
           await c.server.start();
         }),
-      cluster: {
-        toxiproxy,
-        proxies,
-        // The server may have exited during the outage: started again as soon as the database is.
-        postgres: {
-          stop: (mode) => c.postgres.stop(mode),
-          start: async () => {
-            await c.postgres.start();
-            await supervise();
-          },
-        },
-        exclusive,
-      },
+      cluster: { toxiproxy, proxies, postgres: c.postgres, exclusive },
       async close() {
         if (options.keepDir) {
           mkdirSync(options.keepDir, { recursive: true });

@@ -48,14 +48,19 @@ export function closeSafeInterceptors(): Interceptor[] {
   return [makeGrpcRetryInterceptor(defaultGrpcRetryOptions()), closedChannelGuard];
 }
 
+/** `options` with {@link closeSafeInterceptors}, unless they have interceptors of their own. */
+function guarded(options: ConnectionOptions): ConnectionOptions {
+  return { ...options, interceptors: options.interceptors ?? closeSafeInterceptors() };
+}
+
 /** `Connection.connect` with {@link closeSafeInterceptors} (unless `options` has interceptors of its own). */
 export function openConnection(options: ConnectionOptions = {}): Promise<Connection> {
-  return Connection.connect({ ...options, interceptors: options.interceptors ?? closeSafeInterceptors() });
+  return Connection.connect(guarded(options));
 }
 
 /** `Connection.lazy` with {@link closeSafeInterceptors} (unless `options` has interceptors of its own). */
 export function lazyConnection(options: ConnectionOptions = {}): Connection {
-  return Connection.lazy({ ...options, interceptors: options.interceptors ?? closeSafeInterceptors() });
+  return Connection.lazy(guarded(options));
 }
 
 /**
@@ -65,8 +70,5 @@ export function lazyConnection(options: ConnectionOptions = {}): Connection {
  */
 export const closeSafePlugin: ConnectionPlugin = {
   name: 'amsflow-close-safe-connection',
-  configureConnection: (options) => ({
-    ...options,
-    interceptors: options.interceptors ?? closeSafeInterceptors(),
-  }),
+  configureConnection: guarded,
 };
