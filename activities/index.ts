@@ -6,8 +6,9 @@
 import { Context } from '@temporalio/activity';
 import type { MessagingClient } from '../messaging/client';
 import { failure, requestFailure, sendFailure } from './failure-mapping';
-import { OpenPolls } from './open-polls';
+import { OpenPolls, POLL_CLOSE_GRACE_MS } from './open-polls';
 import { PollLease, type AskLease } from './poll-lease';
+import { PollTickets, waitAfterLost } from './poll-tickets';
 import { withHeartbeats } from './heartbeats';
 import { abortableSleep } from './abortable-sleep';
 import { pollWithMarkReads } from './polling';
@@ -39,11 +40,31 @@ export interface ActivitiesOptions {
   askLease?: LeaseAsker;
   /** After a poll ended aborted, how long the agent's next poll here waits (open-polls.ts). */
   pollCloseGraceMs?: number;
+  /**
+   * Where each poll attempt notes its process, so that the poll after a timed-out one can tell a
+   * dead worker's poll (no wait) from one that may still be open (poll-tickets.ts); false: none.
+   * Default: a directory per user under the system's temporary directory.
+   */
+  pollTicketsDir?: string | false;
 }
 
 // eslint-disable-next-line max-lines-per-function -- the activity table: one closure per activity over the shared client registry, listed together so the worker's activity names are read in one place
 export function createActivities(registry: ClientRegistry, options: ActivitiesOptions = {}) {
   const openPolls = new OpenPolls({ closeGraceMs: options.pollCloseGraceMs, sleep: abortableSleep });
+  const tickets = new PollTickets(options.pollTicketsDir);
+  /** How long a poll waits before its first request: its own wait, or a lost poll's if longer. */
+  const startAfter = (ctx: Context, input: PollInput): number => {
+    const own = input.startAfterMs ?? 0;
+    if (!input.lostPoll) return own;
+    const verdict = tickets.verdict(input.agentKey, input.lostPoll.ticket);
+    const waitMs = waitAfterLost(
+      verdict,
+      input.lostPoll.waitMs,
+      options.pollCloseGraceMs ?? POLL_CLOSE_GRACE_MS,
+    );
+    ctx.log.info('poll after a lost poll', { agentKey: input.agentKey, lostAttempt: verdict, waitMs });
+    return Math.max(own, waitMs);
+  };
   const clientFor = (agentKey: string): MessagingClient => {
     const client = registry.get(agentKey);
     if (!client) {
@@ -72,8 +93,13 @@ export function createActivities(registry: ClientRegistry, options: ActivitiesOp
       // An older poll of this agent still open on this worker has outlived its activity: end it.
       const open = await openPolls.begin(input.agentKey, ctx.cancellationSignal);
       const signal = AbortSignal.any([ctx.cancellationSignal, open.stale]);
+      // Read before this attempt's own ticket replaces the lost one's.
+      const startAfterMs = startAfter(ctx, input);
+      const run = ctx.info.workflowExecution;
+      if (run) tickets.record(input.agentKey, `${run.workflowId}/${run.runId}/${ctx.info.activityId}`);
       try {
-        return await pollWithMarkReads(() => clientFor(input.agentKey), input, signal, leaseOf(ctx));
+        const polled = { ...input, startAfterMs };
+        return await pollWithMarkReads(() => clientFor(input.agentKey), polled, signal, leaseOf(ctx));
       } catch (err) {
         if (open.stale.aborted && !ctx.cancellationSignal.aborted) {
           throw failure(F.stalePoll, (open.stale.reason as Error).message, true);

@@ -18,6 +18,19 @@ export interface PollInput {
   startAfterMs?: number;
   /** Mark these messages read while polling (see mark-reads.ts). */
   markRead?: MarkReadInput;
+  /** The agent's last poll activity timed out: its poll may still be open at the service. */
+  lostPoll?: LostPollInput;
+}
+
+/**
+ * A poll activity attempt that timed out (the poll lease: protocol/poll-lease.ts), handed to the
+ * next: no poll before `waitMs` from now (the lease's wait), unless the ticket file says the
+ * lost attempt's process has ended or is this one (poll-tickets.ts).
+ */
+export interface LostPollInput {
+  /** The lost attempt's ticket: `<workflow id>/<run id>/<activity id>`. */
+  ticket: string;
+  waitMs: number;
 }
 
 /** What every poll result carries besides its page. */

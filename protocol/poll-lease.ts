@@ -8,7 +8,9 @@
  * heartbeats, within {@link POLL_LEASE.ackMaxMs} (activities/poll-lease.ts), and the workflow,
  * after a poll activity timed out, waits until a poll that activity may have started has ended at
  * the service ({@link lostPollWaitMs}): a worker cut off from the service as well leaves its last
- * request open there until the poll's own timeout. Shared by the activity and the workflow.
+ * request open there until the poll's own timeout. The next poll activity cuts that wait short
+ * when the lost attempt's process has certainly ended (activities/poll-tickets.ts). Shared by the
+ * activity and the workflow.
  */
 
 export const POLL_LEASE = {

@@ -78,6 +78,12 @@ export interface EngineWorkersOptions {
    */
   pollCloseGraceMs?: number;
   /**
+   * Where poll attempts note their process, so that the poll after one whose worker died need not
+   * wait out the poll lease (activities/poll-tickets.ts). Default: a directory per user under the
+   * system's temporary directory; false: none (every such poll waits the lease's whole wait).
+   */
+  pollTicketsDir?: string | false;
+  /**
    * The build these workers are: default deployment the task queue's name, default build id the
    * bundle's digest. `false`: unversioned (a server without Worker Deployments).
    */
@@ -112,8 +118,9 @@ export async function createEngineWorkers(options: EngineWorkersOptions): Promis
     workerDeploymentOptions: build ? deploymentOptions(build) : undefined,
   } satisfies Partial<WorkerOptions>;
   try {
+    const { pollCloseGraceMs, pollTicketsDir } = options;
     const askLease = options.pollLease === false ? undefined : askLeaseVia(options.connection);
-    const activities = createActivities(registry, { askLease, pollCloseGraceMs: options.pollCloseGraceMs });
+    const activities = createActivities(registry, { askLease, pollCloseGraceMs, pollTicketsDir });
     const schedules = createScheduleActivities(options.client, {
       taskQueue: options.taskQueue,
       timeZone: options.timeZone,

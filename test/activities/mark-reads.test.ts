@@ -4,7 +4,8 @@
  * marked, a 429 stopping the riding with its Retry-After, and a poll that is over leaving what
  * would have to wait for the next one.
  */
-import { MessagingClient } from '../../messaging';
+import type { MessagingClient } from '../../messaging';
+import { engineClient } from '../support/engine-client';
 import { abortableSleep } from '../../activities/abortable-sleep';
 import { rideMarkReads, type MarkReadInput } from '../../activities/mark-reads';
 import { startSimulator, type RunningSimulator } from '../../simulator';
@@ -17,14 +18,7 @@ describe('mark-reads riding with a poll', () => {
   beforeAll(async () => {
     sim = await startSimulator({ port: 0, limits: { windowMs: WINDOW_MS, statuses: 2 } });
     // The engine's client: it neither paces nor retries (the rider and the workflow do).
-    client = new MessagingClient({
-      token: sim.token,
-      baseUrl: sim.url,
-      rateLimit: false,
-      maxRetries: 0,
-      autoDiscover: false,
-      limits: { windowMs: WINDOW_MS, statuses: 2 },
-    });
+    client = engineClient(sim, { limits: { windowMs: WINDOW_MS, statuses: 2 } });
   });
   afterAll(async () => {
     await client.close();

@@ -8,7 +8,8 @@ import { DefaultLogger } from '@temporalio/worker';
 import { createActivities, type PollOutput } from '../../activities';
 import { OpenPolls, StalePollError } from '../../activities/open-polls';
 import { failureInfo } from '../../workflows/engine/failure';
-import { MessagingClient } from '../../messaging';
+import type { MessagingClient } from '../../messaging';
+import { engineClient } from '../support/engine-client';
 import { flattenPage } from '../../messaging/page';
 import { startSimulator, type RunningSimulator } from '../../simulator';
 
@@ -101,15 +102,7 @@ describe('open polls', () => {
     let client: MessagingClient;
     beforeAll(async () => {
       sim = await startSimulator({ port: 0 });
-      client = new MessagingClient({
-        token: sim.token,
-        baseUrl: sim.url,
-        rateLimit: false,
-        maxRetries: 0,
-        autoDiscover: false,
-        timeoutMs: 30_000,
-        recipient: 'user:1001',
-      });
+      client = engineClient(sim, { timeoutMs: 30_000, recipient: 'user:1001' });
     });
     afterAll(async () => {
       await client?.close();

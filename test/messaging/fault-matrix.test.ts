@@ -15,11 +15,12 @@ import { createActivities } from '../../activities';
 import {
   AmbiguousSendError,
   ApiError,
-  MessagingClient,
+  type MessagingClient,
   RateLimitError,
   TransportError,
   UnexpectedResponseError,
 } from '../../messaging';
+import { engineClient } from '../support/engine-client';
 import { startSimulator, type RunningSimulator } from '../../simulator';
 import { ENDPOINTS, FaultSchema, type Endpoint, type Fault } from '../../simulator/wire';
 import { failureInfo, requestVerdict, sendVerdict } from '../../workflows/engine/failure';
@@ -201,15 +202,7 @@ beforeAll(async () => {
     port: 0,
     limits: { windowMs: 1000, messages: big, statuses: big, typing: big, updates: big },
   });
-  client = new MessagingClient({
-    token: sim.token,
-    baseUrl: sim.url,
-    rateLimit: false,
-    maxRetries: 0,
-    autoDiscover: false,
-    timeoutMs: TIMEOUT_MS,
-    recipient: CREATOR,
-  });
+  client = engineClient(sim, { timeoutMs: TIMEOUT_MS, recipient: CREATOR });
   acts = createActivities(new Map([[AGENT, client]]));
 });
 afterAll(async () => {

@@ -7,10 +7,11 @@
  * retried from the same offset after Retry-After, the 429 ladder or the backoff
  * (core/backoff.ts). Owns the cursor, the open poll and the poll deadline.
  */
-import { CancellationScope, condition, isCancellation, sleep } from '@temporalio/workflow';
+import { ActivityFailure } from '@temporalio/common';
+import { CancellationScope, condition, isCancellation, sleep, workflowInfo } from '@temporalio/workflow';
 import type { MarkReadInput } from '../../activities/mark-reads';
 import type { QuietPollingInput } from '../../activities/quiet-polling';
-import type { PollOutput } from '../../activities/types';
+import type { LostPollInput, PollOutput } from '../../activities/types';
 import { pollHeartbeatTimeoutMs } from './activity-proxies';
 import type { Dispatcher } from './dispatcher';
 import { failureInfo, pollReportOf, requestVerdict } from './failure';
@@ -34,6 +35,8 @@ const POLL_THROUGH_DRAIN = 'amsflow-poll-through-drain';
 
 /** Patch: after a poll activity timed out, the next poll waits for the lost one's end at the service. */
 const LOST_POLL_LEASE = 'amsflow-lost-poll-lease';
+/** Patch: that wait is handed to the next poll activity, which cuts it short after a dead worker. */
+const LOST_POLL_TICKET = 'amsflow-lost-poll-ticket';
 
 /** Mark-reads handed to one poll at most (it paces them by the statuses window). */
 const MARK_READS_PER_POLL = 50;
@@ -67,10 +70,11 @@ export async function runPollLoop(rt: AgentRuntime, dispatcher: Dispatcher): Pro
     const handedOutAt = rt.now();
     const pollStartedAt = handedOutAt + plan.waitMs;
     const quiet = timeoutSeconds > 0 ? quietPollingFor(quietContext(rt, pollStartedAt)) : undefined;
-    rt.deadline.expect(quiet ? 'quiet' : 'long', rt.now() + plan.waitMs);
+    const lostPoll = retry.lostPoll(rt.now());
+    rt.deadline.expect(quiet ? 'quiet' : 'long', rt.now() + Math.max(plan.waitMs, lostPoll?.waitMs ?? 0));
     let result: PollOutput;
     try {
-      result = await pollOnce(rt, timeoutSeconds, quiet, plan.waitMs, markRead);
+      result = await pollOnce(rt, timeoutSeconds, quiet, plan.waitMs, markRead, lostPoll);
     } catch (err) {
       bookFailedPoll(rt, err, markRead, quiet, pollStartedAt);
       if (lifecycle.draining && isCancellation(err) && !endedToPollAgain(rt, quiet)) return;
@@ -78,7 +82,8 @@ export async function runPollLoop(rt: AgentRuntime, dispatcher: Dispatcher): Pro
       if (quiet && isCancellation(err)) continue; // ended for a reconciliation: poll again at once
       const info = pollFailed(rt, err, handedOutAt);
       if (!rt.status.refusal) retry.failed(rt.now(), requestVerdict(info));
-      if (info.timedOut && isPatched(LOST_POLL_LEASE)) retry.lost(rt.now(), timeoutSeconds);
+      if (info.timedOut && isPatched(LOST_POLL_LEASE))
+        retry.lost(rt.now(), timeoutSeconds, isPatched(LOST_POLL_TICKET) ? ticketOf(err) : undefined);
       // Ended for continue-as-new (cancelled, or timed out on a lost worker): the next run polls.
       if (lifecycle.pollEnding) return;
       continue;
@@ -202,6 +207,7 @@ function pollOnce(
   quiet: QuietPollingInput | undefined,
   startAfterMs: number,
   markRead: MarkReadInput | undefined,
+  lostPoll: LostPollInput | undefined,
 ): Promise<PollOutput> {
   const scope = new CancellationScope();
   // A reconciliation needs a poll that starts after its fence: a quiet poll gives way.
@@ -216,8 +222,16 @@ function pollOnce(
       ...(quiet ? { quiet } : {}),
       ...(startAfterMs > 0 ? { startAfterMs } : {}),
       ...(markRead ? { markRead } : {}),
+      ...(lostPoll ? { lostPoll } : {}),
     }),
   );
+}
+
+/** The ticket of the poll activity attempt that failed with `err` (activities/poll-tickets.ts). */
+function ticketOf(err: unknown): string | undefined {
+  if (!(err instanceof ActivityFailure) || !err.activityId) return undefined;
+  const { workflowId, runId } = workflowInfo();
+  return `${workflowId}/${runId}/${err.activityId}`;
 }
 
 /** The wait after a completed poll (the cadence after a page, receipts settling): the next poll's. */

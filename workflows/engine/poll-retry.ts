@@ -5,6 +5,7 @@
  * continue-as-new (`cursor.retryAt`): a run that moves on must not poll sooner than this one may.
  * Pure (the `Math.random` it is given is seeded per run by the SDK in workflow code).
  */
+import type { LostPollInput } from '../../activities/types';
 import { lostPollWaitMs } from '../../protocol/poll-lease';
 import { pollHeartbeatTimeoutMs } from './activity-proxies';
 import type { requestVerdict } from './failure';
@@ -19,6 +20,8 @@ export class PollRetry {
   private retry: RetryState = FRESH_RETRY_STATE;
   /** No poll before this (workflow time); undefined: whenever the window allows. */
   notBefore: number | undefined;
+  /** A lost poll's wait, handed to the next poll activity rather than waited here. */
+  private handedOff: { ticket: string; until: number } | undefined;
 
   constructor(
     private readonly cursor: Pick<PollCursor, 'retryAt'>,
@@ -34,6 +37,7 @@ export class PollRetry {
     this.failures = 0;
     this.retry = FRESH_RETRY_STATE;
     this.notBefore = undefined;
+    this.handedOff = undefined;
     this.cursor.retryAt = undefined;
   }
 
@@ -51,15 +55,45 @@ export class PollRetry {
   /**
    * A poll activity of `timeoutSeconds` polls timed out at `now` (its worker dead, or cut off):
    * a poll it started may still be open at the service, and the next one waits until it has ended
-   * there, or the service would answer the older one 409.
+   * there, or the service would answer the older one 409. With the lost attempt's `ticket`, the
+   * wait is handed to the next poll activity ({@link lostPoll}), which cuts it short when the
+   * attempt's process has ended (activities/poll-tickets.ts); without, the loop waits it out.
    */
-  lost(now: number, timeoutSeconds: number): void {
+  lost(now: number, timeoutSeconds: number, ticket?: string): void {
     const until = now + lostPollWaitMs(timeoutSeconds, pollHeartbeatTimeoutMs(this.tuning));
-    if (this.notBefore === undefined || this.notBefore < until) this.hold(until);
+    if (ticket === undefined) {
+      if (this.notBefore === undefined || this.notBefore < until) this.hold(until);
+      return;
+    }
+    this.handedOff = { ticket, until };
+    this.carry();
+  }
+
+  /**
+   * The lost poll to hand to the next poll activity at `now`: its ticket and what is left of the
+   * lease's wait; none once that wait is over or a poll was answered.
+   */
+  lostPoll(now: number): LostPollInput | undefined {
+    const lost = this.handedOff;
+    if (!lost) return undefined;
+    if (lost.until <= now) {
+      this.handedOff = undefined;
+      return undefined;
+    }
+    return { ticket: lost.ticket, waitMs: lost.until - now };
   }
 
   private hold(until: number): void {
     this.notBefore = until;
-    this.cursor.retryAt = until;
+    this.carry();
+  }
+
+  /**
+   * What the next run inherits: the later of the retry time and a handed-off lost poll's wait (a
+   * run that moves on waits that out by a timer: the ticket is this run's).
+   */
+  private carry(): void {
+    const times = [this.notBefore, this.handedOff?.until].filter((t): t is number => t !== undefined);
+    this.cursor.retryAt = times.length > 0 ? Math.max(...times) : undefined;
   }
 }

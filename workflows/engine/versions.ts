@@ -71,6 +71,14 @@ export const PATCHES = {
     mayGo:
       'deprecated once no agent run begun before 2026-11-28 is open (its next continue-as-new), then removed once no run of the patched stage is open',
   },
+  'amsflow-lost-poll-ticket': {
+    added: '2026-11-29',
+    stage: 'patched',
+    change:
+      "that wait is handed to the next poll activity with the lost attempt's ticket, instead of a workflow timer: the activity cuts it to the close grace when the attempt's worker process has ended (activities/poll-tickets.ts), since a dead process has no request open",
+    mayGo:
+      'deprecated once no agent run begun before 2026-11-29 is open (its next continue-as-new), then removed once no run of the patched stage is open',
+  },
 } as const satisfies Record<string, PatchEntry>;
 
 export type PatchId = keyof typeof PATCHES;

@@ -41,3 +41,41 @@ describe('when the poll loop may poll again', () => {
     expect(retry.notBefore).toBe(later);
   });
 });
+
+describe("a lost poll's wait handed to the next poll activity", () => {
+  it("is not the loop's to wait: the next poll gets the ticket and what is left of the wait", () => {
+    const cursor: { retryAt: number | undefined } = { retryAt: undefined };
+    const retry = new PollRetry(cursor, tuning, () => 0.5);
+    retry.lost(10_000, 25, 'wf/run/3');
+    const until = 10_000 + lostPollWaitMs(25, 5000);
+    expect(retry.notBefore).toBeUndefined();
+    expect(retry.lostPoll(12_000)).toEqual({ ticket: 'wf/run/3', waitMs: until - 12_000 });
+    // A run that moves on waits it out by a timer: the ticket is this run's.
+    expect(cursor.retryAt).toBe(until);
+    // Still handed on after a failed poll (the one after may not have waited), not once it is over.
+    retry.failed(13_000, { kind: 'transient' });
+    expect(retry.lostPoll(14_000)?.ticket).toBe('wf/run/3');
+    expect(cursor.retryAt).toBe(until);
+    expect(retry.lostPoll(until)).toBeUndefined();
+    expect(retry.lostPoll(10_000)).toBeUndefined();
+  });
+
+  it('is forgotten once a poll was answered', () => {
+    const cursor: { retryAt: number | undefined } = { retryAt: undefined };
+    const retry = new PollRetry(cursor, tuning, () => 0.5);
+    retry.lost(10_000, 25, 'wf/run/3');
+    retry.succeeded();
+    expect(retry.lostPoll(11_000)).toBeUndefined();
+    expect(cursor.retryAt).toBeUndefined();
+  });
+
+  it('leaves a longer 429 wait to the loop and carries the later of the two', () => {
+    const cursor: { retryAt: number | undefined } = { retryAt: undefined };
+    const retry = new PollRetry(cursor, tuning, () => 0.5);
+    retry.failed(10_000, { kind: 'rejected', rejection: { status: 429, retryAfterMs: 60_000 } });
+    const later = retry.notBefore!;
+    retry.lost(10_000, 25, 'wf/run/3');
+    expect(retry.notBefore).toBe(later);
+    expect(cursor.retryAt).toBe(later);
+  });
+});

@@ -1,0 +1,122 @@
+/**
+ * Poll tickets: which process on this machine holds the latest poll activity attempt of each
+ * agent, so that after a poll activity timed out the next one can tell whether the poll it may
+ * have left open at the service can still be open there.
+ *
+ * The poll lease (protocol/poll-lease.ts) makes the agent's next poll wait, after a timed-out poll
+ * activity, until a poll that attempt may have started has ended at the service: 22 s at the
+ * spec's 25-s polls, since a worker cut off from everything leaves its request open there until
+ * the poll's own timeout. But the common cause of a timed-out poll is a worker process that died
+ * (a crash, a kill, a deploy), and a process that ended has no request open anywhere: the kernel
+ * closed its connections. So each attempt writes its ticket (`<workflow id>/<run id>/<activity
+ * id>`) and its process's mark to a small file per agent before it polls, and the next attempt,
+ * handed the lost one's ticket, reads it:
+ * - `self`: the lost attempt ran in this process, whose open polls of the agent are ended and
+ *   waited for anyway (open-polls.ts): no wait beyond that;
+ * - `ended`: its process has certainly ended (activities/process-mark.ts): only the close grace,
+ *   for the connection's close on its way to the service;
+ * - `unknown` (another machine, another PID namespace, a live process cut off, no file, another
+ *   ticket): the lease's whole wait, as before.
+ * A wrong file can only make the verdict `unknown`. The verdict is pure; the files are this
+ * module's, one directory per user.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { certainlyEnded, ownMark, sameProcess, type ProcessMark } from './process-mark';
+
+export type LostPollVerdict = 'self' | 'ended' | 'unknown';
+
+export interface TicketEntry {
+  ticket: string;
+  owner: ProcessMark;
+}
+
+const TicketEntrySchema = z.object({
+  ticket: z.string(),
+  owner: z.object({ boot: z.string(), pidNs: z.string(), pid: z.number().int(), start: z.string() }),
+});
+
+/** What became of the lost attempt `lost`, from the agent's ticket file as read (`entry`). */
+export function lostPollVerdict(
+  entry: TicketEntry | undefined,
+  lost: string,
+  me: ProcessMark,
+  ended: (mark: ProcessMark, me: ProcessMark) => boolean = certainlyEnded,
+): LostPollVerdict {
+  if (!entry || entry.ticket !== lost) return 'unknown';
+  if (sameProcess(entry.owner, me)) return 'self';
+  return ended(entry.owner, me) ? 'ended' : 'unknown';
+}
+
+/**
+ * How long the next poll waits, from its start, after the lost attempt of `verdict`: none after
+ * one of this process (open-polls.ts has ended and waited for it), the close grace after one
+ * whose process ended, the lease's whole wait (`leaseWaitMs`) otherwise.
+ */
+export function waitAfterLost(verdict: LostPollVerdict, leaseWaitMs: number, closeGraceMs: number): number {
+  if (verdict === 'self') return 0;
+  return verdict === 'ended' ? Math.min(closeGraceMs, leaseWaitMs) : leaseWaitMs;
+}
+
+/** The default directory of the ticket files: one per user under the system's temporary directory. */
+export function defaultTicketsDir(): string {
+  const uid = typeof process.getuid === 'function' ? process.getuid() : 'user';
+  return join(tmpdir(), `amsflow-polls-${uid}`);
+}
+
+/** The ticket files of one directory, written and read by this process. */
+export class PollTickets {
+  private readonly me: ProcessMark | undefined;
+  private made = false;
+
+  /** `dir`: false for none (every verdict `unknown`). */
+  constructor(
+    private readonly dir: string | false = defaultTicketsDir(),
+    me: ProcessMark | undefined = ownMark(),
+  ) {
+    this.me = dir === false ? undefined : me;
+  }
+
+  /** Records that the attempt `ticket` of `agentKey` is this process's; best effort. */
+  record(agentKey: string, ticket: string): void {
+    if (!this.me || this.dir === false) return;
+    const entry: TicketEntry = { ticket, owner: this.me };
+    try {
+      if (!this.made) mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      this.made = true;
+      // Written whole, then renamed: a reader never sees half a file.
+      const file = this.fileOf(agentKey);
+      const part = `${file}.${process.pid}.part`;
+      writeFileSync(part, JSON.stringify(entry));
+      renameSync(part, file);
+    } catch {
+      // Unrecorded: the next attempt's verdict is `unknown`, and it waits the lease's whole wait.
+    }
+  }
+
+  /** What became of the lost attempt `lost` of `agentKey`. */
+  verdict(agentKey: string, lost: string): LostPollVerdict {
+    if (!this.me || this.dir === false) return 'unknown';
+    return lostPollVerdict(this.read(agentKey), lost, this.me);
+  }
+
+  private read(agentKey: string): TicketEntry | undefined {
+    try {
+      const parsed = TicketEntrySchema.safeParse(JSON.parse(readFileSync(this.fileOf(agentKey), 'utf8')));
+      return parsed.success ? parsed.data : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private fileOf(agentKey: string): string {
+    // Hashed: an agent key may hold any character.
+    return join(
+      this.dir as string,
+      `${createHash('sha256').update(agentKey).digest('hex').slice(0, 32)}.json`,
+    );
+  }
+}

@@ -1,0 +1,200 @@
+/**
+ * Poll tickets: after a poll activity timed out, the next one waits the poll lease's whole wait
+ * unless the lost attempt's ticket file shows its process ended (or was this one). The verdict
+ * pure; the files and the processes real (child processes, killed or alive); and the activity
+ * itself against the simulator over HTTP.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
+import { createActivities } from '../../activities';
+import { certainlyEnded, ownMark, startOf, type ProcessMark } from '../../activities/process-mark';
+import { PollTickets, lostPollVerdict, waitAfterLost } from '../../activities/poll-tickets';
+import type { MessagingClient } from '../../messaging';
+import { engineClient } from '../support/engine-client';
+import { flattenPage } from '../../messaging/page';
+import { startSimulator, type RunningSimulator } from '../../simulator';
+
+const me: ProcessMark = { boot: 'b1', pidNs: 'pid:[1]', pid: 100, start: '5000' };
+const other = { ...me, pid: 200, start: '6000' };
+
+describe('the verdict on a lost poll attempt (pure)', () => {
+  const ended = () => true;
+  const alive = () => false;
+
+  it("is unknown without an entry, or with another attempt's ticket", () => {
+    expect(lostPollVerdict(undefined, 't1', me, ended)).toBe('unknown');
+    expect(lostPollVerdict({ ticket: 't2', owner: other }, 't1', me, ended)).toBe('unknown');
+  });
+
+  it('is self for an attempt of this process, ended or unknown for another by its process', () => {
+    expect(lostPollVerdict({ ticket: 't1', owner: me }, 't1', me, ended)).toBe('self');
+    expect(lostPollVerdict({ ticket: 't1', owner: other }, 't1', me, ended)).toBe('ended');
+    expect(lostPollVerdict({ ticket: 't1', owner: other }, 't1', me, alive)).toBe('unknown');
+    // The same PID started at another time is another process.
+    expect(lostPollVerdict({ ticket: 't1', owner: { ...me, start: '1' } }, 't1', me, alive)).toBe('unknown');
+  });
+
+  it('waits nothing after self, the close grace after an ended process, the whole wait otherwise', () => {
+    expect(waitAfterLost('self', 22_000, 1000)).toBe(0);
+    expect(waitAfterLost('ended', 22_000, 1000)).toBe(1000);
+    expect(waitAfterLost('ended', 500, 1000)).toBe(500);
+    expect(waitAfterLost('unknown', 22_000, 1000)).toBe(22_000);
+  });
+
+  it('knows a process ended only within its own boot and PID namespace', () => {
+    const gone = () => undefined;
+    expect(certainlyEnded(other, me, gone)).toBe(true);
+    expect(certainlyEnded(other, me, () => other.start)).toBe(false);
+    expect(certainlyEnded(other, me, () => '1')).toBe(true); // the PID is another process's now
+    expect(certainlyEnded({ ...other, boot: 'b2' }, me, gone)).toBe(false);
+    expect(certainlyEnded({ ...other, pidNs: 'pid:[2]' }, me, gone)).toBe(false);
+  });
+});
+
+/** A child process that idles until killed, and its mark. */
+async function childProcess(): Promise<{ child: ChildProcess; mark: ProcessMark; kill(): Promise<void> }> {
+  const child = spawn(process.execPath, ['-e', 'setInterval(() => undefined, 1000)'], { stdio: 'ignore' });
+  const exited = new Promise((done) => child.once('exit', done));
+  const own = ownMark()!;
+  let start: string | undefined;
+  const deadline = Date.now() + 10_000;
+  while ((start = startOf(child.pid!)) === undefined) {
+    if (Date.now() > deadline) throw new Error('the child process never showed in /proc');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return {
+    child,
+    mark: { ...own, pid: child.pid!, start },
+    kill: async () => {
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+/** Writes the ticket file `tickets` keeps for `agentKey` as the process of `owner` would have. */
+function recordAs(dir: string, agentKey: string, ticket: string, owner: ProcessMark): void {
+  new PollTickets(dir, owner).record(agentKey, ticket);
+}
+
+describe('ticket files, with real processes', () => {
+  const dir = () => mkdtempSync(join(tmpdir(), 'amsflow-tickets-'));
+
+  it('this process has a mark that /proc confirms', () => {
+    const mark = ownMark();
+    expect(mark?.pid).toBe(process.pid);
+    expect(startOf(process.pid)).toBe(mark?.start);
+    expect(startOf(2 ** 22 + 1)).toBeUndefined(); // above the kernel's PID limit: no such process
+  });
+
+  it('tells an attempt of a killed process (ended) from one of a live process (unknown)', async () => {
+    const d = dir();
+    const tickets = new PollTickets(d);
+    const child = await childProcess();
+    try {
+      recordAs(d, 'agent', 'wf/run/7', child.mark);
+      expect(tickets.verdict('agent', 'wf/run/7')).toBe('unknown'); // alive: may still poll
+    } finally {
+      await child.kill();
+    }
+    expect(tickets.verdict('agent', 'wf/run/7')).toBe('ended');
+    expect(tickets.verdict('agent', 'wf/run/8')).toBe('unknown');
+    expect(tickets.verdict('other agent', 'wf/run/7')).toBe('unknown');
+  });
+
+  it("knows its own attempts, and a later attempt's ticket replaces the earlier one", () => {
+    const d = dir();
+    const tickets = new PollTickets(d);
+    tickets.record('agent', 'wf/run/1');
+    expect(tickets.verdict('agent', 'wf/run/1')).toBe('self');
+    tickets.record('agent', 'wf/run/2');
+    expect(tickets.verdict('agent', 'wf/run/1')).toBe('unknown');
+  });
+
+  it('reads a damaged file, or none, as unknown, and can be switched off', () => {
+    const d = dir();
+    const tickets = new PollTickets(d);
+    tickets.record('agent', 'wf/run/1');
+    const [file] = readdirSync(d);
+    writeFileSync(join(d, file), '{"ticket":"wf/run/1","owner":{"pid":"x"}}');
+    expect(tickets.verdict('agent', 'wf/run/1')).toBe('unknown');
+    writeFileSync(join(d, file), 'not json');
+    expect(tickets.verdict('agent', 'wf/run/1')).toBe('unknown');
+    const off = new PollTickets(false);
+    off.record('agent', 'wf/run/3');
+    expect(off.verdict('agent', 'wf/run/3')).toBe('unknown');
+  });
+});
+
+describe('the poll after a lost one, against the simulator', () => {
+  let sim: RunningSimulator;
+  let client: MessagingClient;
+  let offset = 0;
+  beforeAll(async () => {
+    sim = await startSimulator({ port: 0 });
+    client = engineClient(sim, { timeoutMs: 30_000, recipient: 'user:1001' });
+    const read = await client.getUpdates({ offset: 0, limit: 100, timeout: 0 });
+    offset = read ? flattenPage(read).nextOffset : 0;
+  });
+  afterAll(async () => {
+    await client?.close();
+    await sim?.close();
+  });
+
+  /** Runs a poll handed the lost attempt `ticket` with a lease wait of `waitMs`; resolves when it reached the service. */
+  async function pollAfterLost(dir: string, ticket: string, waitMs: number): Promise<number> {
+    const acts = createActivities(new Map([['demo', client]]), {
+      pollTicketsDir: dir,
+      pollCloseGraceMs: 300,
+    });
+    const env = new MockActivityEnvironment(
+      { activityId: '9', workflowExecution: { workflowId: 'wf', runId: 'run' } },
+      { logger: new DefaultLogger('ERROR') },
+    );
+    const startedAt = Date.now();
+    const poll = env
+      .run(acts.pollUpdates, {
+        agentKey: 'demo',
+        offset,
+        limit: 10,
+        timeoutSeconds: 20,
+        lostPoll: { ticket, waitMs },
+      })
+      .catch(() => undefined);
+    const deadline = Date.now() + waitMs + 10_000;
+    while (!(await sim.control.transcript()).polling) {
+      if (Date.now() > deadline) throw new Error('the poll never reached the service');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const reachedAfterMs = Date.now() - startedAt;
+    env.cancel();
+    await poll;
+    while ((await sim.control.transcript()).polling) await new Promise((r) => setTimeout(r, 10));
+    return reachedAfterMs;
+  }
+
+  it("polls after the close grace, not the lease's wait, when the lost attempt's process has ended", async () => {
+    const d = mkdtempSync(join(tmpdir(), 'amsflow-tickets-'));
+    const child = await childProcess();
+    recordAs(d, 'demo', 'wf/run/8', child.mark);
+    await child.kill();
+    const reachedAfterMs = await pollAfterLost(d, 'wf/run/8', 8000);
+    expect(reachedAfterMs).toBeGreaterThanOrEqual(300);
+    expect(reachedAfterMs).toBeLessThan(8000);
+  });
+
+  it("waits the lease's whole wait when the lost attempt's process lives (cut off, not dead)", async () => {
+    const d = mkdtempSync(join(tmpdir(), 'amsflow-tickets-'));
+    const child = await childProcess();
+    try {
+      recordAs(d, 'demo', 'wf/run/8', child.mark);
+      expect(await pollAfterLost(d, 'wf/run/8', 1500)).toBeGreaterThanOrEqual(1500);
+    } finally {
+      await child.kill();
+    }
+  });
+});

@@ -1,0 +1,55 @@
+/**
+ * Recovery after a worker process is killed mid-poll, at the spec's 25-s polls: the poll lease
+ * would have the agent's next poll wait until the dead worker's poll could have ended at the
+ * service (the poll's timeout, 24 s here after the timeout was noticed), but a worker process
+ * that ended has no request open anywhere, and its ticket says so (activities/poll-tickets.ts):
+ * the next poll goes out after the close grace, and the service never sees two polls at once.
+ */
+import { lostPollWaitMs } from '../../protocol/poll-lease';
+import { recordHistory } from '../support/histories';
+import { waitFor } from '../support/temporal';
+import { engineSuite } from './support';
+
+const POLL_SECONDS = 25;
+const HEARTBEAT_MS = 3000;
+
+describe('a poll lost with its worker process', () => {
+  const suite = engineSuite();
+
+  it("is followed by the next poll long before the lease's wait, and no poll is replaced", async () => {
+    const engine = await suite.start({
+      windowMs: 60_000,
+      tuning: { pollTimeoutSeconds: POLL_SECONDS, activityHeartbeatTimeoutMs: HEARTBEAT_MS },
+    });
+    const worker = await engine.startWorker();
+    await engine.human('echo 1');
+    await waitFor('the first echo', async () => (await engine.sentTexts()).length === 1, {
+      timeoutMs: 60_000,
+    });
+    // The agent sits in a long poll at the service.
+    await waitFor('a long poll open at the service', async () => (await engine.transcript()).polling, {
+      timeoutMs: 30_000,
+    });
+    const killedAt = Date.now();
+    await worker.kill();
+    // The dead worker's poll closed with its process; the next one is the new worker's.
+    const polling = async () => (await engine.transcript()).polling;
+    await waitFor('the dead poll closed at the service', async () => !(await polling()), {
+      timeoutMs: 10_000,
+    });
+    await engine.startWorker();
+    await waitFor('the next poll open at the service', polling, { timeoutMs: 90_000, intervalMs: 50 });
+    const reopenedAfterMs = Date.now() - killedAt;
+    // The heartbeat timeout must pass before Temporal gives the lost poll up; the lease's wait
+    // would come on top of that.
+    expect(reopenedAfterMs).toBeLessThan(lostPollWaitMs(POLL_SECONDS, HEARTBEAT_MS));
+    await engine.human('echo 2');
+    await waitFor('the echo written after the kill', async () => (await engine.sentTexts()).length === 2, {
+      timeoutMs: 60_000,
+    });
+    const polls = (await engine.sim.control.log(engine.agentKey)).filter((e) => e.endpoint === 'updates');
+    expect(polls.filter((e) => e.status === 409)).toEqual([]);
+    expect(await engine.sentTexts()).toEqual(['1', '2']);
+    await recordHistory(engine.client.workflow.getHandle(engine.agentWorkflowId), 'agent-lost-poll');
+  });
+});
