@@ -96,7 +96,13 @@ export function createActivities(registry: ClientRegistry, options: ActivitiesOp
       // Read before this attempt's own ticket replaces the lost one's.
       const startAfterMs = startAfter(ctx, input);
       const run = ctx.info.workflowExecution;
-      if (run) tickets.record(input.agentKey, `${run.workflowId}/${run.runId}/${ctx.info.activityId}`);
+      if (run) {
+        const attempt = {
+          namespace: ctx.info.activityNamespace,
+          taskToken: Buffer.from(ctx.info.taskToken).toString('base64'),
+        };
+        tickets.record(input.agentKey, `${run.workflowId}/${run.runId}/${ctx.info.activityId}`, attempt);
+      }
       try {
         const polled = { ...input, startAfterMs };
         return await pollWithMarkReads(() => clientFor(input.agentKey), polled, signal, leaseOf(ctx));

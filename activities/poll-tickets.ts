@@ -17,11 +17,14 @@
  *   for the connection's close on its way to the service;
  * - `unknown` (another machine, another PID namespace, a live process cut off, no file, another
  *   ticket): the lease's whole wait, as before.
- * A wrong file can only make the verdict `unknown`. The verdict is pure; the files are this
- * module's, one directory per user.
+ * A wrong file can only make the verdict `unknown`. The entry also holds the attempt's task token:
+ * a worker that starts on the same machine gives up the attempts of ended processes at once
+ * ({@link PollTickets.endedAttempts}, worker/ended-polls.ts), so that their agents need not wait
+ * for the heartbeat timeout either. The verdict is pure; the files are this module's, one
+ * directory per user (mode 0700: a task token completes its attempt).
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -32,12 +35,28 @@ export type LostPollVerdict = 'self' | 'ended' | 'unknown';
 export interface TicketEntry {
   ticket: string;
   owner: ProcessMark;
+  /** The attempt as Temporal knows it, so that a worker that sees its process ended can give it up. */
+  attempt?: AttemptRef;
+}
+
+/** A poll activity attempt as Temporal's RespondActivityTaskFailed takes it. */
+export interface AttemptRef {
+  namespace: string;
+  /** The attempt's task token, base64. */
+  taskToken: string;
 }
 
 const TicketEntrySchema = z.object({
   ticket: z.string(),
   owner: z.object({ boot: z.string(), pidNs: z.string(), pid: z.number().int(), start: z.string() }),
+  attempt: z.object({ namespace: z.string(), taskToken: z.string() }).optional(),
 });
+
+/** A recorded attempt whose process has certainly ended, recorded `ageMs` ago. */
+export interface EndedAttempt extends AttemptRef {
+  ticket: string;
+  ageMs: number;
+}
 
 /** What became of the lost attempt `lost`, from the agent's ticket file as read (`entry`). */
 export function lostPollVerdict(
@@ -81,9 +100,9 @@ export class PollTickets {
   }
 
   /** Records that the attempt `ticket` of `agentKey` is this process's; best effort. */
-  record(agentKey: string, ticket: string): void {
+  record(agentKey: string, ticket: string, attempt?: AttemptRef): void {
     if (!this.me || this.dir === false) return;
-    const entry: TicketEntry = { ticket, owner: this.me };
+    const entry: TicketEntry = { ticket, owner: this.me, ...(attempt ? { attempt } : {}) };
     try {
       if (!this.made) mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       this.made = true;
@@ -103,9 +122,36 @@ export class PollTickets {
     return lostPollVerdict(this.read(agentKey), lost, this.me);
   }
 
-  private read(agentKey: string): TicketEntry | undefined {
+  /**
+   * The attempts recorded within `maxAgeMs` whose process has certainly ended (none of this
+   * process): their polls are closed, and Temporal may be told so at once instead of after
+   * their heartbeat timeout.
+   */
+  endedAttempts(maxAgeMs: number, now = Date.now()): EndedAttempt[] {
+    const me = this.me;
+    if (!me || this.dir === false) return [];
+    let files: string[];
     try {
-      const parsed = TicketEntrySchema.safeParse(JSON.parse(readFileSync(this.fileOf(agentKey), 'utf8')));
+      files = readdirSync(this.dir).filter((f) => f.endsWith('.json'));
+    } catch {
+      return [];
+    }
+    return files.flatMap((name) => {
+      const file = join(this.dir as string, name);
+      const ageMs = now - (statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0);
+      const entry = ageMs <= maxAgeMs ? this.readFile(file) : undefined;
+      if (!entry?.attempt || lostPollVerdict(entry, entry.ticket, me) !== 'ended') return [];
+      return [{ ticket: entry.ticket, ageMs, ...entry.attempt }];
+    });
+  }
+
+  private read(agentKey: string): TicketEntry | undefined {
+    return this.readFile(this.fileOf(agentKey));
+  }
+
+  private readFile(file: string): TicketEntry | undefined {
+    try {
+      const parsed = TicketEntrySchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
       return parsed.success ? parsed.data : undefined;
     } catch {
       return undefined;

@@ -25,6 +25,11 @@ export const ActivityFailureTypes = {
   stalePoll: 'StalePoll',
   /** A poll activity that Temporal gave up (its heartbeats unacknowledged) stopped before polling. */
   pollLeaseLost: 'PollLeaseLost',
+  /**
+   * A poll activity attempt whose worker process ended, given up by a worker on the same machine
+   * that saw it end (activities/poll-tickets.ts): nothing of it is open at the service (transient).
+   */
+  pollWorkerEnded: 'PollWorkerEnded',
 } as const;
 
 /** Failures of non-send activities that no retry can cure. */

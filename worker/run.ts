@@ -88,6 +88,15 @@ async function workersStep(
   });
 }
 
+/** Polls left open at Temporal by worker processes that ended here: given up, in the background. */
+function endedPollsStep(engine: EngineWorkers, log: Log): void {
+  void engine.giveUpEndedPolls().then(
+    (n) =>
+      n > 0 && log(`amsflow: ${n} poll(s) of ended worker processes given up; their agents poll again now`),
+    (err: unknown) => log(`amsflow: polls of ended worker processes not given up: ${String(err)}`),
+  );
+}
+
 /** What the start steps have up, for the run and its answer. */
 interface Started {
   agents: AgentConfig[];
@@ -162,6 +171,7 @@ export async function runAmsflow(
     // New workflows (the agents' first ones too) start on the current build: promoted first.
     if (engine.build) await deployStep(config, temporal.client, engine.build, stop, log, cleanups);
     await ensureAgents(temporal.client, config, agents, log);
+    endedPollsStep(engine, log);
     fleetStep(config, temporal.client, engine.registry, obs, agents, log, cleanups);
     obs.running(engine.workers, temporal.nativeConnection);
     obs.watchAgents(

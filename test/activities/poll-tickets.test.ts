@@ -12,7 +12,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { certainlyEnded, ownMark, startOf, type ProcessMark } from '../../activities/process-mark';
-import { PollTickets, lostPollVerdict, waitAfterLost } from '../../activities/poll-tickets';
+import { PollTickets, lostPollVerdict, waitAfterLost, type AttemptRef } from '../../activities/poll-tickets';
 import type { MessagingClient } from '../../messaging';
 import { engineClient } from '../support/engine-client';
 import { flattenPage } from '../../messaging/page';
@@ -77,8 +77,14 @@ async function childProcess(): Promise<{ child: ChildProcess; mark: ProcessMark;
 }
 
 /** Writes the ticket file `tickets` keeps for `agentKey` as the process of `owner` would have. */
-function recordAs(dir: string, agentKey: string, ticket: string, owner: ProcessMark): void {
-  new PollTickets(dir, owner).record(agentKey, ticket);
+function recordAs(
+  dir: string,
+  agentKey: string,
+  ticket: string,
+  owner: ProcessMark,
+  attempt?: AttemptRef,
+): void {
+  new PollTickets(dir, owner).record(agentKey, ticket, attempt);
 }
 
 describe('ticket files, with real processes', () => {
@@ -113,6 +119,31 @@ describe('ticket files, with real processes', () => {
     expect(tickets.verdict('agent', 'wf/run/1')).toBe('self');
     tickets.record('agent', 'wf/run/2');
     expect(tickets.verdict('agent', 'wf/run/1')).toBe('unknown');
+  });
+
+  it('lists the recent attempts of ended processes that Temporal may be told of, and no others', async () => {
+    const d = dir();
+    const tickets = new PollTickets(d);
+    const attempt = { namespace: 'default', taskToken: Buffer.from('token').toString('base64') };
+    const dead = await childProcess();
+    const live = await childProcess();
+    try {
+      recordAs(d, 'dead', 'wf/run/1', dead.mark, attempt);
+      recordAs(d, 'dead, no attempt', 'wf/run/2', dead.mark);
+      recordAs(d, 'live', 'wf/run/3', live.mark, attempt);
+      tickets.record('mine', 'wf/run/4', attempt);
+      await dead.kill();
+      const ended = tickets.endedAttempts(60_000);
+      expect(ended.map((e) => [e.ticket, e.namespace, e.taskToken])).toEqual([
+        ['wf/run/1', 'default', attempt.taskToken],
+      ]);
+      expect(ended[0].ageMs).toBeGreaterThanOrEqual(0);
+      // Recorded longer ago than asked: over at Temporal.
+      expect(tickets.endedAttempts(60_000, Date.now() + 120_000)).toEqual([]);
+    } finally {
+      await live.kill();
+    }
+    expect(new PollTickets(false).endedAttempts(60_000)).toEqual([]);
   });
 
   it('reads a damaged file, or none, as unknown, and can be switched off', () => {

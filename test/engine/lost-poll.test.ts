@@ -37,12 +37,14 @@ describe('a poll lost with its worker process', () => {
     await waitFor('the dead poll closed at the service', async () => !(await polling()), {
       timeoutMs: 10_000,
     });
-    await engine.startWorker();
+    const next = await engine.startWorker();
     await waitFor('the next poll open at the service', polling, { timeoutMs: 90_000, intervalMs: 50 });
     const reopenedAfterMs = Date.now() - killedAt;
     // The heartbeat timeout must pass before Temporal gives the lost poll up; the lease's wait
     // would come on top of that.
     expect(reopenedAfterMs).toBeLessThan(lostPollWaitMs(POLL_SECONDS, HEARTBEAT_MS));
+    // The new worker saw the dead one's attempt and gave it up (worker/ended-polls.ts).
+    expect(next.output.join('\n')).toContain('1 poll(s) of ended worker processes given up');
     await engine.human('echo 2');
     await waitFor('the echo written after the kill', async () => (await engine.sentTexts()).length === 2, {
       timeoutMs: 60_000,
