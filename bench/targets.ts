@@ -213,7 +213,7 @@ function soakRow(r: TargetInput): TargetRow {
     target: 'history bounded in a soak (longest run < 10,000 events)',
     server: 'embedded',
     amsflow: soak
-      ? `${soak.messages} echoes: longest run ${soak.longestHistory} events, ${soak.runs} runs`
+      ? `${soak.messages} echoes (${soak.answered} answered in time): longest run ${soak.longestHistory} events, largest ${(soak.largestHistoryBytes / 1e6).toFixed(1)} MB, ${soak.runs} runs`
       : NONE,
     plain: NONE,
     met: met(soak && soak.longestHistory < 10_000),

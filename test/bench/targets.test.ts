@@ -175,6 +175,7 @@ function allMet(): TargetInput {
       longestHistory: 4000,
       runs: 11,
       carriedBytes: 1000,
+      largestHistoryBytes: 2_000_000,
       p99Ms: 300,
     },
     plainThroughput: ladder([step(10, 20), step(20, 20), step(30, 20), step(40, 20)], 40),
