@@ -89,7 +89,8 @@ export function defaultTicketsDir(): string {
 /** The ticket files of one directory, written and read by this process. */
 export class PollTickets {
   private readonly me: ProcessMark | undefined;
-  private made = false;
+  /** Whether the directory is there and this user's alone (checked once; see {@link ready}). */
+  private usable: boolean | undefined;
 
   /** `dir`: false for none (every verdict `unknown`). */
   constructor(
@@ -101,15 +102,13 @@ export class PollTickets {
 
   /** Records that the attempt `ticket` of `agentKey` is this process's; best effort. */
   record(agentKey: string, ticket: string, attempt?: AttemptRef): void {
-    if (!this.me || this.dir === false) return;
+    if (!this.me || !this.ready()) return;
     const entry: TicketEntry = { ticket, owner: this.me, ...(attempt ? { attempt } : {}) };
     try {
-      if (!this.made) mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-      this.made = true;
       // Written whole, then renamed: a reader never sees half a file.
       const file = this.fileOf(agentKey);
       const part = `${file}.${process.pid}.part`;
-      writeFileSync(part, JSON.stringify(entry));
+      writeFileSync(part, JSON.stringify(entry), { mode: 0o600 });
       renameSync(part, file);
     } catch {
       // Unrecorded: the next attempt's verdict is `unknown`, and it waits the lease's whole wait.
@@ -118,7 +117,7 @@ export class PollTickets {
 
   /** What became of the lost attempt `lost` of `agentKey`. */
   verdict(agentKey: string, lost: string): LostPollVerdict {
-    if (!this.me || this.dir === false) return 'unknown';
+    if (!this.me || !this.ready()) return 'unknown';
     return lostPollVerdict(this.read(agentKey), lost, this.me);
   }
 
@@ -129,10 +128,10 @@ export class PollTickets {
    */
   endedAttempts(maxAgeMs: number, now = Date.now()): EndedAttempt[] {
     const me = this.me;
-    if (!me || this.dir === false) return [];
+    if (!me || !this.ready()) return [];
     let files: string[];
     try {
-      files = readdirSync(this.dir).filter((f) => f.endsWith('.json'));
+      files = readdirSync(this.dir as string).filter((f) => f.endsWith('.json'));
     } catch {
       return [];
     }
@@ -143,6 +142,26 @@ export class PollTickets {
       if (!entry?.attempt || lostPollVerdict(entry, entry.ticket, me) !== 'ended') return [];
       return [{ ticket: entry.ticket, ageMs, ...entry.attempt }];
     });
+  }
+
+  /**
+   * Creates the directory if need be; usable only when it is this user's and nobody else may
+   * write to it (a directory planted under the shared temporary directory by another user could
+   * otherwise read the task tokens or plant tickets). Not usable: nothing is recorded, every
+   * verdict is `unknown`.
+   */
+  private ready(): boolean {
+    if (this.usable !== undefined) return this.usable;
+    if (this.dir === false) return (this.usable = false);
+    try {
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      const st = statSync(this.dir);
+      const uid = typeof process.getuid === 'function' ? process.getuid() : st.uid;
+      this.usable = st.isDirectory() && st.uid === uid && (st.mode & 0o077) === 0;
+    } catch {
+      this.usable = false;
+    }
+    return this.usable;
   }
 
   private read(agentKey: string): TicketEntry | undefined {

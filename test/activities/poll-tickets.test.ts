@@ -5,7 +5,7 @@
  * itself against the simulator over HTTP.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
@@ -117,6 +117,8 @@ describe('ticket files, with real processes', () => {
     const tickets = new PollTickets(d);
     tickets.record('agent', 'wf/run/1');
     expect(tickets.verdict('agent', 'wf/run/1')).toBe('self');
+    // It holds a task token: readable by this user only.
+    expect(statSync(join(d, readdirSync(d)[0])).mode & 0o077).toBe(0);
     tickets.record('agent', 'wf/run/2');
     expect(tickets.verdict('agent', 'wf/run/1')).toBe('unknown');
   });
@@ -155,6 +157,13 @@ describe('ticket files, with real processes', () => {
     expect(tickets.verdict('agent', 'wf/run/1')).toBe('unknown');
     writeFileSync(join(d, file), 'not json');
     expect(tickets.verdict('agent', 'wf/run/1')).toBe('unknown');
+    // A directory others may write to (planted under the shared temporary directory): not used.
+    const open = dir();
+    chmodSync(open, 0o777);
+    const planted = new PollTickets(open);
+    planted.record('agent', 'wf/run/5');
+    expect(readdirSync(open)).toEqual([]);
+    expect(planted.verdict('agent', 'wf/run/5')).toBe('unknown');
     const off = new PollTickets(false);
     off.record('agent', 'wf/run/3');
     expect(off.verdict('agent', 'wf/run/3')).toBe('unknown');
