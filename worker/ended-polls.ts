@@ -20,15 +20,13 @@ export interface EndedPollsOptions {
   connection: NativeConnection;
   tickets: PollTickets;
   closeGraceMs: number;
-  sleep?: (ms: number) => Promise<void>;
 }
 
 /** Gives up the recorded poll attempts of ended processes; resolves to how many Temporal took. */
 export async function giveUpEndedPolls(options: EndedPollsOptions): Promise<number> {
   const ended = options.tickets.endedAttempts(MAX_AGE_MS);
   if (ended.length === 0) return 0;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  await sleep(options.closeGraceMs);
+  await new Promise<void>((r) => setTimeout(r, options.closeGraceMs));
   let taken = 0;
   // A few at a time: a worker of many agents leaves one per agent.
   for (let i = 0; i < ended.length; i += BATCH) {
