@@ -56,11 +56,12 @@ export function createActivities(registry: ClientRegistry, options: ActivitiesOp
   const startAfter = (ctx: Context, input: PollInput): number => {
     const own = input.startAfterMs ?? 0;
     if (!input.lostPoll) return own;
-    const verdict = tickets.verdict(input.agentKey, input.lostPoll.ticket);
+    const { verdict, sinceEndedMs } = tickets.lostPoll(input.agentKey, input.lostPoll.ticket);
     const waitMs = waitAfterLost(
       verdict,
       input.lostPoll.waitMs,
       options.pollCloseGraceMs ?? POLL_CLOSE_GRACE_MS,
+      sinceEndedMs,
     );
     ctx.log.info('poll after a lost poll', { agentKey: input.agentKey, lostAttempt: verdict, waitMs });
     return Math.max(own, waitMs);
@@ -100,6 +101,8 @@ export function createActivities(registry: ClientRegistry, options: ActivitiesOp
         const attempt = {
           namespace: ctx.info.activityNamespace,
           taskToken: Buffer.from(ctx.info.taskToken).toString('base64'),
+          workflowId: run.workflowId,
+          runId: run.runId,
         };
         tickets.record(input.agentKey, `${run.workflowId}/${run.runId}/${ctx.info.activityId}`, attempt);
       }

@@ -20,11 +20,21 @@
  * A wrong file can only make the verdict `unknown`. The entry also holds the attempt's task token:
  * a worker that starts on the same machine gives up the attempts of ended processes at once
  * ({@link PollTickets.endedAttempts}, worker/ended-polls.ts), so that their agents need not wait
- * for the heartbeat timeout either. The verdict is pure; the files are this module's, one
- * directory per user (mode 0700: a task token completes its attempt).
+ * for the heartbeat timeout either. The close grace counts from when a process on this machine
+ * first saw the owner ended (`endedSeenAt`, written into the entry): a worker that saw it at its
+ * start has waited it out by the time the agent's next poll runs. The verdict is pure; the files
+ * are this module's, one directory per user (mode 0700: a task token completes its attempt).
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -37,25 +47,42 @@ export interface TicketEntry {
   owner: ProcessMark;
   /** The attempt as Temporal knows it, so that a worker that sees its process ended can give it up. */
   attempt?: AttemptRef;
+  /** When a process here first saw `owner` ended (epoch ms): the close grace counts from then. */
+  endedSeenAt?: number;
 }
 
-/** A poll activity attempt as Temporal's RespondActivityTaskFailed takes it. */
+/** A poll activity attempt as Temporal's RespondActivityTaskFailed takes it, and its workflow run. */
 export interface AttemptRef {
   namespace: string;
   /** The attempt's task token, base64. */
   taskToken: string;
+  /**
+   * The agent workflow run that scheduled it: its sticky queue (the dead worker's) is reset
+   * before the attempt is given up. Absent in tickets written before 2026-11-29 (third session).
+   */
+  workflowId?: string;
+  runId?: string;
 }
 
 const TicketEntrySchema = z.object({
   ticket: z.string(),
   owner: z.object({ boot: z.string(), pidNs: z.string(), pid: z.number().int(), start: z.string() }),
-  attempt: z.object({ namespace: z.string(), taskToken: z.string() }).optional(),
+  attempt: z
+    .object({
+      namespace: z.string(),
+      taskToken: z.string(),
+      workflowId: z.string().optional(),
+      runId: z.string().optional(),
+    })
+    .optional(),
+  endedSeenAt: z.number().optional(),
 });
 
-/** A recorded attempt whose process has certainly ended, recorded `ageMs` ago. */
+/** A recorded attempt whose process has certainly ended, recorded `ageMs` ago, first seen ended at `endedSeenAt`. */
 export interface EndedAttempt extends AttemptRef {
   ticket: string;
   ageMs: number;
+  endedSeenAt: number;
 }
 
 /** What became of the lost attempt `lost`, from the agent's ticket file as read (`entry`). */
@@ -75,9 +102,16 @@ export function lostPollVerdict(
  * one of this process (open-polls.ts has ended and waited for it), the close grace after one
  * whose process ended, the lease's whole wait (`leaseWaitMs`) otherwise.
  */
-export function waitAfterLost(verdict: LostPollVerdict, leaseWaitMs: number, closeGraceMs: number): number {
+export function waitAfterLost(
+  verdict: LostPollVerdict,
+  leaseWaitMs: number,
+  closeGraceMs: number,
+  /** For `ended`: how long ago its process was first seen ended (the grace already past). */
+  sinceEndedMs = 0,
+): number {
   if (verdict === 'self') return 0;
-  return verdict === 'ended' ? Math.min(closeGraceMs, leaseWaitMs) : leaseWaitMs;
+  if (verdict !== 'ended') return leaseWaitMs;
+  return Math.max(0, Math.min(closeGraceMs, leaseWaitMs) - Math.max(0, sinceEndedMs));
 }
 
 /** The default directory of the ticket files: one per user under the system's temporary directory. */
@@ -105,11 +139,7 @@ export class PollTickets {
     if (!this.me || !this.ready()) return;
     const entry: TicketEntry = { ticket, owner: this.me, ...(attempt ? { attempt } : {}) };
     try {
-      // Written whole, then renamed: a reader never sees half a file.
-      const file = this.fileOf(agentKey);
-      const part = `${file}.${process.pid}.part`;
-      writeFileSync(part, JSON.stringify(entry), { mode: 0o600 });
-      renameSync(part, file);
+      this.write(this.fileOf(agentKey), entry);
     } catch {
       // Unrecorded: the next attempt's verdict is `unknown`, and it waits the lease's whole wait.
     }
@@ -117,8 +147,24 @@ export class PollTickets {
 
   /** What became of the lost attempt `lost` of `agentKey`. */
   verdict(agentKey: string, lost: string): LostPollVerdict {
-    if (!this.me || !this.ready()) return 'unknown';
-    return lostPollVerdict(this.read(agentKey), lost, this.me);
+    return this.lostPoll(agentKey, lost).verdict;
+  }
+
+  /**
+   * What became of the lost attempt `lost` of `agentKey`, and, when its process ended, how long
+   * ago a process here first saw that (now, if none had: noted for the next reader).
+   */
+  lostPoll(
+    agentKey: string,
+    lost: string,
+    now = Date.now(),
+  ): { verdict: LostPollVerdict; sinceEndedMs: number } {
+    if (!this.me || !this.ready()) return { verdict: 'unknown', sinceEndedMs: 0 };
+    const file = this.fileOf(agentKey);
+    const entry = this.readFile(file);
+    const verdict = lostPollVerdict(entry, lost, this.me);
+    if (verdict !== 'ended') return { verdict, sinceEndedMs: 0 };
+    return { verdict, sinceEndedMs: now - this.seenEnded(file, entry!, now) };
   }
 
   /**
@@ -140,8 +186,33 @@ export class PollTickets {
       const ageMs = now - (statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0);
       const entry = ageMs <= maxAgeMs ? this.readFile(file) : undefined;
       if (!entry?.attempt || lostPollVerdict(entry, entry.ticket, me) !== 'ended') return [];
-      return [{ ticket: entry.ticket, ageMs, ...entry.attempt }];
+      return [
+        { ticket: entry.ticket, ageMs, ...entry.attempt, endedSeenAt: this.seenEnded(file, entry, now) },
+      ];
     });
+  }
+
+  /**
+   * When a process here first saw the owner of `entry` (in `file`) ended: its note, or `now`,
+   * noted in the file (its time of change kept: it dates the attempt). Best effort.
+   */
+  private seenEnded(file: string, entry: TicketEntry, now: number): number {
+    if (entry.endedSeenAt !== undefined) return Math.min(entry.endedSeenAt, now);
+    try {
+      const { atimeMs, mtimeMs } = statSync(file);
+      this.write(file, { ...entry, endedSeenAt: now });
+      utimesSync(file, atimeMs / 1000, mtimeMs / 1000);
+    } catch {
+      // Unnoted: the next reader counts the grace from its own look.
+    }
+    return now;
+  }
+
+  /** Written whole, then renamed: a reader never sees half a file. */
+  private write(file: string, entry: TicketEntry): void {
+    const part = `${file}.${process.pid}.part`;
+    writeFileSync(part, JSON.stringify(entry), { mode: 0o600 });
+    renameSync(part, file);
   }
 
   /**
@@ -162,10 +233,6 @@ export class PollTickets {
       this.usable = false;
     }
     return this.usable;
-  }
-
-  private read(agentKey: string): TicketEntry | undefined {
-    return this.readFile(this.fileOf(agentKey));
   }
 
   private readFile(file: string): TicketEntry | undefined {

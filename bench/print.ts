@@ -59,9 +59,10 @@ function printLiveChat(on: string, live: Maybe<LiveChatResult>): void {
   );
 }
 
-function printRecovery(on: string, recovery: Maybe<RecoveryResult>): void {
-  if (!ran(`recovery ${on}`, recovery)) return;
-  console.log(`\nrecovery after SIGKILL of the worker ${on} (a new process started at once):`);
+function printRecovery(on: string, recovery: Maybe<RecoveryResult> | undefined): void {
+  if (recovery === undefined || !ran(`recovery ${on}`, recovery)) return;
+  const how = recovery.compiled ? 'compiled, as the image runs it' : 'under ts-node, as npm start runs it';
+  console.log(`\nrecovery after SIGKILL of the worker ${on} (a new process started at once; ${how}):`);
   console.table(recovery.runs);
 }
 
@@ -72,6 +73,7 @@ function printServer(s: ServerResults): void {
   printThroughput(`amsflow ${on}`, s.throughput);
   printLiveChat(on, s.liveChat);
   printRecovery(on, s.recovery);
+  printRecovery(on, s.recoveryCompiled);
 }
 
 export function printSendBudget(b: Maybe<SendBudgetResult>): void {

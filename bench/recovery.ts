@@ -1,7 +1,9 @@
 /**
  * Recovery: a worker process serving one agent is killed with SIGKILL while the human writes; a
  * new worker process starts at once. Measured: kill → the reply to a message written just after
- * the kill is accepted by the service, and how much of that the new process's start took.
+ * the kill is accepted by the service, and how much of that the new process's start took. The
+ * worker runs as `npm start` runs it (ts-node) or, given `compiledMain`, as the image runs it
+ * (`node dist/worker/main.js`: what a deployment restarts).
  */
 import { randomUUID } from 'node:crypto';
 import { startSimulator } from '../simulator';
@@ -24,11 +26,13 @@ export interface RecoveryRun {
 export interface RecoveryResult {
   runs: RecoveryRun[];
   workflowBundle: boolean;
+  /** The worker ran compiled (the image's `node dist/worker/main.js`), not under ts-node. */
+  compiled?: boolean;
 }
 
 export async function measureRecovery(
   temporal: BenchTemporal,
-  { kills, workflowBundle }: { kills: number; workflowBundle?: string },
+  { kills, workflowBundle, compiledMain }: { kills: number; workflowBundle?: string; compiledMain?: string },
 ): Promise<RecoveryResult> {
   const agent = {
     id: `rec-${randomUUID().slice(0, 6)}`,
@@ -43,6 +47,7 @@ export async function measureRecovery(
     taskQueue: `recovery-${agent.id}`,
     limits: LIMITS,
     workflowBundle,
+    compiledMain,
   };
   let worker = await startBenchWorker(options);
   const runs: RecoveryRun[] = [];
@@ -77,5 +82,5 @@ export async function measureRecovery(
       .catch(() => undefined);
     await sim.close();
   }
-  return { runs, workflowBundle: workflowBundle !== undefined };
+  return { runs, workflowBundle: workflowBundle !== undefined, compiled: compiledMain !== undefined };
 }

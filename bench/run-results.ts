@@ -30,6 +30,8 @@ export interface ServerResults {
   throughput: Maybe<ThroughputResult>;
   liveChat: Maybe<LiveChatResult>;
   recovery: Maybe<RecoveryResult>;
+  /** The same with the worker compiled, as the image runs it (absent in results before 2026-11-29). */
+  recoveryCompiled?: Maybe<RecoveryResult>;
 }
 
 /** The parts measured once, on the embedded server (their figures do not depend on the server's disk). */

@@ -2,7 +2,8 @@
  * `npm run bench [-- --quick] [options of bench/plan.ts]`: every target of the cost-and-scale
  * issue, on this machine, in one run. The client's own figures; then, on Temporal's stock dev
  * server and on amsflow's embedded one, each in turn: added latency beside the plain loop,
- * throughput, live chat and recovery; then once, on the embedded server: the cost table from
+ * throughput, live chat and recovery (the worker under ts-node as `npm start` runs it, and compiled
+ * as the image runs it); then once, on the embedded server: the cost table from
  * histories, the send budget and priority lanes, the fleet and the history soak; and the plain
  * loop's throughput ladder. Writes bench/results/<date>[-quick].json, the plots beside it, and
  * the generated section of bench/REPORT.md; prints the tables. Slow figures are reported, never
@@ -19,7 +20,7 @@ import { printResults } from './print';
 import { writeReportFigures } from './report';
 import type { BenchResults, OnceResults, ServerResults } from './run-results';
 import { onceSections, plainSection, serverSections, type Progress } from './sections';
-import { prebuildReferenceBundle } from './worker-process';
+import { buildCompiledWorker, prebuildReferenceBundle } from './worker-process';
 
 const startedAt = Date.now();
 
@@ -34,12 +35,14 @@ async function measureServers(
   const servers: Partial<Record<ServerKind, ServerResults>> = {};
   let once: OnceResults = {};
   const bundle = await prebuildReferenceBundle();
+  progress('compiling the worker as the image does (for recovery)');
+  const compiled = await buildCompiledWorker();
   try {
     for (const kind of plan.servers) {
       progress(`starting the ${kind} Temporal dev server`);
       const temporal = await startBenchTemporal({ stock: kind === 'stock' });
       try {
-        servers[kind] = await serverSections(temporal, plan, bundle.file, progress);
+        servers[kind] = await serverSections(temporal, plan, bundle.file, compiled.main, progress);
         if (kind === 'embedded') once = await onceSections(temporal, plan, bundle.file, progress);
       } finally {
         await temporal.close();
@@ -47,6 +50,7 @@ async function measureServers(
     }
   } finally {
     bundle.close();
+    compiled.close();
   }
   return { servers, once };
 }

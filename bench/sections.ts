@@ -34,6 +34,8 @@ export async function serverSections(
   temporal: BenchTemporal,
   plan: BenchPlan,
   bundle: string,
+  /** The compiled worker's `worker/main.js` (bench/worker-process.ts `buildCompiledWorker`). */
+  compiledMain: string,
   progress: Progress,
 ): Promise<ServerResults> {
   const on = `(${temporal.kind} server)`;
@@ -54,8 +56,13 @@ export async function serverSections(
     liveChat: await part(progress, `live chat ${on}: ${c.scale}, ${c.messages} messages`, () =>
       measureLiveChat(temporal, c),
     ),
-    recovery: await part(progress, `recovery after SIGKILL ${on}: ${r.kills} kills`, () =>
+    recovery: await part(progress, `recovery after SIGKILL ${on}: ${r.kills} kills, npm start's worker`, () =>
       measureRecovery(temporal, { kills: r.kills, workflowBundle: bundle }),
+    ),
+    recoveryCompiled: await part(
+      progress,
+      `recovery after SIGKILL ${on}: ${r.kills} kills, the compiled worker`,
+      () => measureRecovery(temporal, { kills: r.kills, workflowBundle: bundle, compiledMain }),
     ),
   };
 }

@@ -6,7 +6,8 @@
  */
 import type { CostRow } from './cost';
 import type { ServerKind } from './latency';
-import { ok, type BenchResults } from './run-results';
+import type { RecoveryResult } from './recovery';
+import { ok, type BenchResults, type Maybe } from './run-results';
 import type { RateStep, ThroughputResult } from './throughput';
 
 export type Met = 'yes' | 'no' | 'not measured' | 'published';
@@ -183,10 +184,6 @@ function priorityRows(r: TargetInput): TargetRow[] {
 function chatRows(r: TargetInput, kind: ServerKind): TargetRow[] {
   const live = ok(r.servers[kind]?.liveChat);
   const full = live && live.windowMs >= 60_000;
-  const rec = ok(r.servers[kind]?.recovery)
-    ?.runs.map((x) => x.killToReplyMs)
-    .sort((a, b) => a - b);
-  const p50 = rec?.length ? rec[Math.floor((rec.length - 1) / 2)] : undefined;
   return [
     {
       target: 'live chat, human every 6 s at the spec’s limits: pick-up p95 ≤ 2 s, 0 × 429',
@@ -197,14 +194,24 @@ function chatRows(r: TargetInput, kind: ServerKind): TargetRow[] {
       plain: NONE,
       met: met(full ? live.pickup.p95Ms <= 2000 && live.status429.total === 0 : undefined),
     },
-    {
-      target: 'recovery after SIGKILL: p50 ≤ 2 s, max ≤ 5 s',
-      server: kind,
-      amsflow: rec?.length ? `p50 ${ms(p50!)}, max ${ms(rec.at(-1)!)} (${rec.length} kills)` : NONE,
-      plain: NONE,
-      met: met(rec?.length ? p50! <= 2000 && rec.at(-1)! <= 5000 : undefined),
-    },
+    recoveryRow(kind, r.servers[kind]?.recoveryCompiled, 'compiled worker, as the image runs it'),
+    recoveryRow(kind, r.servers[kind]?.recovery, 'worker under ts-node, as npm start runs it'),
   ];
+}
+
+/** Recovery after SIGKILL with one way of starting the worker (absent: not measured that way). */
+function recoveryRow(kind: ServerKind, result: Maybe<RecoveryResult> | undefined, how: string): TargetRow {
+  const rec = ok(result)
+    ?.runs.map((x) => x.killToReplyMs)
+    .sort((a, b) => a - b);
+  const p50 = rec?.length ? rec[Math.floor((rec.length - 1) / 2)] : undefined;
+  return {
+    target: `recovery after SIGKILL (${how}): p50 ≤ 2 s, max ≤ 5 s`,
+    server: kind,
+    amsflow: rec?.length ? `p50 ${ms(p50!)}, max ${ms(rec.at(-1)!)} (${rec.length} kills)` : NONE,
+    plain: NONE,
+    met: met(rec?.length ? p50! <= 2000 && rec.at(-1)! <= 5000 : undefined),
+  };
 }
 
 function soakRow(r: TargetInput): TargetRow {

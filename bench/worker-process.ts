@@ -5,7 +5,7 @@
  */
 import type { AgentTuning } from '../protocol';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { waitUntil } from './wait-until';
@@ -39,35 +39,39 @@ export interface BenchWorkerOptions {
   env?: Record<string, string>;
   /** Node's own flags for the process, e.g. `['--max-old-space-size=1024']`. */
   nodeArgs?: string[];
+  /**
+   * The compiled worker to run (`worker/main.js` of an `npm run build` output, as the image
+   * runs it: {@link buildCompiledWorker}); default `worker/main.ts` under ts-node, as `npm start`.
+   */
+  compiledMain?: string;
   /** How long to wait for `amsflow: running` (default 300 s). */
   readyTimeoutMs?: number;
 }
 
-/** `worker/main.ts` under ts-node, configured by `options`, its agents file in `dir`. */
+/** `worker/main.ts` under ts-node (or the compiled one), configured by `options`, its agents file in `dir`. */
 function spawnWorker(options: BenchWorkerOptions, dir: string): ChildProcess {
   const agentsFile = join(dir, 'agents.json');
   writeFileSync(agentsFile, JSON.stringify(options.agents));
-  return spawn(
-    process.execPath,
-    [...(options.nodeArgs ?? []), '-r', 'ts-node/register/transpile-only', 'worker/main.ts'],
-    {
-      cwd: projectRoot,
-      env: {
-        ...process.env,
-        TEMPORAL_ADDRESS: options.temporalAddress,
-        AMS_BASE_URL: options.simulatorUrl,
-        AMSFLOW_AGENTS_FILE: agentsFile,
-        AMSFLOW_TASK_QUEUE: options.taskQueue,
-        AMSFLOW_LIMITS: JSON.stringify(options.limits),
-        AMSFLOW_FLEET_AGENTS: String(options.agents.length),
-        AMSFLOW_METRICS_PORT: '0',
-        ...(options.tuning ? { AMSFLOW_TUNING: JSON.stringify(options.tuning) } : {}),
-        ...(options.workflowBundle ? { AMSFLOW_WORKFLOW_BUNDLE: options.workflowBundle } : {}),
-        ...options.env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  const main = options.compiledMain
+    ? [options.compiledMain]
+    : ['-r', 'ts-node/register/transpile-only', 'worker/main.ts'];
+  return spawn(process.execPath, [...(options.nodeArgs ?? []), ...main], {
+    cwd: projectRoot,
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: options.temporalAddress,
+      AMS_BASE_URL: options.simulatorUrl,
+      AMSFLOW_AGENTS_FILE: agentsFile,
+      AMSFLOW_TASK_QUEUE: options.taskQueue,
+      AMSFLOW_LIMITS: JSON.stringify(options.limits),
+      AMSFLOW_FLEET_AGENTS: String(options.agents.length),
+      AMSFLOW_METRICS_PORT: '0',
+      ...(options.tuning ? { AMSFLOW_TUNING: JSON.stringify(options.tuning) } : {}),
+      ...(options.workflowBundle ? { AMSFLOW_WORKFLOW_BUNDLE: options.workflowBundle } : {}),
+      ...options.env,
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 export async function startBenchWorker(options: BenchWorkerOptions): Promise<BenchWorker> {
@@ -129,4 +133,33 @@ export async function prebuildReferenceBundle(): Promise<{ file: string; close()
   const file = join(dir, 'workflows.js');
   writeFileSync(file, code);
   return { file, close: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Compiles the worker as the image does (`tsconfig.build.json`, into a directory of its own
+ * under `dist/`, removed by `close`), so
+ * that a bench worker can start as a deployed one does: `node dist/worker/main.js`.
+ */
+export async function buildCompiledWorker(): Promise<{ main: string; close(): void }> {
+  // Under the project, as dist/ is: the compiled modules resolve its node_modules.
+  mkdirSync(join(projectRoot, 'dist'), { recursive: true });
+  const outDir = mkdtempSync(join(projectRoot, 'dist', 'bench-'));
+  const tsc = require.resolve('typescript/bin/tsc');
+  await new Promise<void>((done, fail) => {
+    const child = spawn(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', outDir], {
+      cwd: projectRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    child.once('error', fail);
+    child.once('exit', (code) =>
+      code === 0 ? done() : fail(new Error(`the worker's compilation failed (${code}):\n${output}`)),
+    );
+  });
+  return {
+    main: join(outDir, 'worker', 'main.js'),
+    close: () => rmSync(outDir, { recursive: true, force: true }),
+  };
 }

@@ -3,10 +3,14 @@
  * activity attempt open at Temporal until the attempt's heartbeat timeout (5 s), and its agent
  * polls again only then; but a worker started on the same machine can see, from the poll tickets
  * (activities/poll-tickets.ts), that the attempt's process has ended, and so that its poll is
- * closed at the service. It waits the close grace (the dead process's connection close on its
- * way), then fails each such attempt with `PollWorkerEnded`: the agent workflow polls again at
- * once, from this worker or another. An attempt Temporal no longer knows (timed out, completed)
- * is answered NOT_FOUND and skipped.
+ * closed at the service. {@link EndedPolls} notes them as the process starts; once Temporal is
+ * reachable and the close grace has passed since they were first seen ended (the dead process's
+ * connection close on its way), it fails each attempt with `PollWorkerEnded`, and the agent workflow polls again at once,
+ * from this worker or another. As soon as Temporal is reachable (before the workers run) it
+ * resets those workflows' sticky queue, the dead worker's: the failure's workflow task, or a
+ * signal's, would otherwise wait there for the sticky schedule-to-start timeout (3 s) before any
+ * live worker may take it. An attempt Temporal no
+ * longer knows (timed out, completed) is answered NOT_FOUND and skipped.
  */
 import type { NativeConnection } from '@temporalio/worker';
 import type { EndedAttempt, PollTickets } from '../activities/poll-tickets';
@@ -16,24 +20,58 @@ import { ActivityFailureTypes } from '../protocol/failures';
 const MAX_AGE_MS = 10 * 60_000;
 const BATCH = 50;
 
-export interface EndedPollsOptions {
-  connection: NativeConnection;
-  tickets: PollTickets;
-  closeGraceMs: number;
-}
+/** The poll attempts of ended processes, as seen when this process started. */
+export class EndedPolls {
+  private readonly attempts: EndedAttempt[];
 
-/** Gives up the recorded poll attempts of ended processes; resolves to how many Temporal took. */
-export async function giveUpEndedPolls(options: EndedPollsOptions): Promise<number> {
-  const ended = options.tickets.endedAttempts(MAX_AGE_MS);
-  if (ended.length === 0) return 0;
-  await new Promise<void>((r) => setTimeout(r, options.closeGraceMs));
-  let taken = 0;
-  // A few at a time: a worker of many agents leaves one per agent.
-  for (let i = 0; i < ended.length; i += BATCH) {
-    const answers = await Promise.all(ended.slice(i, i + BATCH).map((a) => giveUp(options.connection, a)));
-    taken += answers.filter(Boolean).length;
+  constructor(tickets: PollTickets, now = Date.now()) {
+    this.attempts = tickets.endedAttempts(MAX_AGE_MS, now);
   }
-  return taken;
+
+  get size(): number {
+    return this.attempts.length;
+  }
+
+  /**
+   * Resets the sticky queue of each attempt's workflow run (the dead worker's): a workflow task
+   * scheduled from now on (the give-up's, a signal's) goes to the task queue that live workers
+   * poll, instead of waiting there for the sticky schedule-to-start timeout. A task already
+   * scheduled there stays until then. Best effort: a run that is over, or a server unreachable,
+   * is skipped.
+   */
+  async resetSticky(connection: NativeConnection): Promise<void> {
+    const runs = this.attempts.filter((a) => a.workflowId !== undefined);
+    for (let i = 0; i < runs.length; i += BATCH) {
+      await Promise.all(
+        runs
+          .slice(i, i + BATCH)
+          .map(({ namespace, workflowId, runId }) =>
+            connection.workflowService
+              .resetStickyTaskQueue({ namespace, execution: { workflowId, runId } })
+              .catch(() => undefined),
+          ),
+      );
+    }
+  }
+
+  /**
+   * Gives them up once `closeGraceMs` has passed since each was first seen ended (here or by
+   * another process of this machine); resolves to how many Temporal took.
+   */
+  async giveUp(connection: NativeConnection, closeGraceMs: number): Promise<number> {
+    if (this.attempts.length === 0) return 0;
+    const lastSeen = Math.max(...this.attempts.map((a) => a.endedSeenAt));
+    const wait = lastSeen + closeGraceMs - Date.now();
+    if (wait > 0) await new Promise<void>((r) => setTimeout(r, wait));
+    let taken = 0;
+    // A few at a time: a worker of many agents leaves one per agent.
+    for (let i = 0; i < this.attempts.length; i += BATCH) {
+      const batch = this.attempts.slice(i, i + BATCH);
+      const answers = await Promise.all(batch.map((a) => giveUp(connection, a)));
+      taken += answers.filter(Boolean).length;
+    }
+    return taken;
+  }
 }
 
 /** Fails one attempt; false when Temporal did not take it. */

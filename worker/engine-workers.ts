@@ -15,11 +15,8 @@ import type { DataConverter } from '@temporalio/common';
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import { AgentRegistry } from './agent-registry';
 import { cacheBound } from './cache-bound';
-import { giveUpEndedPolls } from './ended-polls';
 import { askLeaseVia } from './poll-lease';
 import { createActivities } from '../activities';
-import { POLL_CLOSE_GRACE_MS } from '../activities/open-polls';
-import { PollTickets } from '../activities/poll-tickets';
 import { createModelActivities, type WorkerModel } from '../activities/model-calls';
 import { createScheduleActivities } from '../activities/schedules';
 import type { Limits } from '../messaging/limits';
@@ -102,12 +99,6 @@ export interface EngineWorkers {
   build?: BuildRef;
   /** The agents served and their clients (a fleet reload changes them while the workers run). */
   registry: AgentRegistry;
-  /**
-   * Gives up the poll attempts of worker processes on this machine that ended mid-poll, so that
-   * their agents poll again now rather than after the heartbeat timeout (worker/ended-polls.ts);
-   * resolves to how many Temporal took.
-   */
-  giveUpEndedPolls(): Promise<number>;
 }
 
 /** The activities of the endpoint queues, over the registry's clients. */
@@ -115,16 +106,6 @@ function engineActivities(options: EngineWorkersOptions, registry: AgentRegistry
   const { pollCloseGraceMs, pollTicketsDir } = options;
   const askLease = options.pollLease === false ? undefined : askLeaseVia(options.connection);
   return createActivities(registry, { askLease, pollCloseGraceMs, pollTicketsDir });
-}
-
-/** The give-up of ended processes' polls (ended-polls.ts) over the workers' options. */
-function endedPollsOf(options: EngineWorkersOptions): () => Promise<number> {
-  return () =>
-    giveUpEndedPolls({
-      connection: options.connection,
-      tickets: new PollTickets(options.pollTicketsDir),
-      closeGraceMs: options.pollCloseGraceMs ?? POLL_CLOSE_GRACE_MS,
-    });
 }
 
 /** Creates the engine's workers; `run()` each, and `closeClients()` once they have stopped. */
@@ -187,7 +168,7 @@ export async function createEngineWorkers(options: EngineWorkersOptions): Promis
       ),
     );
     const workers = [workflowWorker, ...endpointWorkers];
-    return { workers, closeClients, build, registry, giveUpEndedPolls: endedPollsOf(options) };
+    return { workers, closeClients, build, registry };
   } catch (err) {
     await closeClients();
     throw err;

@@ -5,9 +5,10 @@
  * factory the bot test harness uses too). Starts the embedded Temporal dev server and the
  * embedded simulator when the configuration asks for them.
  *
- * `runAmsflow` is a sequence of named steps, each in its own file: bundle the bot → prepare the
- * data dir (data-dir.ts) → start the simulator (embedded-simulator.ts) → start or connect to
- * Temporal (embedded-temporal.ts) → create the workers (engine-workers.ts) → run them
+ * `runAmsflow` is a sequence of named steps, each in its own file: note the polls of ended worker
+ * processes (ended-polls.ts) → bundle the bot → prepare the data dir (data-dir.ts) → start the
+ * simulator (embedded-simulator.ts) → start or connect to Temporal (embedded-temporal.ts) → give
+ * those polls up, in the background → create the workers (engine-workers.ts) → run them
  * (supervise-workers.ts) → promote their build (deploy-step.ts) → ensure the agents
  * (ensure-agents.ts) → follow the agents file (fleet-step.ts); the drain is `shutdown()`. Each
  * step pushes the stop of what it started (cleanups.ts), so a failed start stops what runs.
@@ -34,6 +35,9 @@ import { startEmbeddedSimulator } from './embedded-simulator';
 import { connectTemporal, startEmbeddedTemporal, type TemporalConnections } from './embedded-temporal';
 import { createEngineWorkers, type EngineWorkers } from './engine-workers';
 import { deployStep } from './deploy-step';
+import { EndedPolls } from './ended-polls';
+import { POLL_CLOSE_GRACE_MS } from '../activities/open-polls';
+import { PollTickets } from '../activities/poll-tickets';
 import { ensureAgents } from './ensure-agents';
 import { fleetStep } from './fleet-step';
 import { loadWorkerModel } from './model-config';
@@ -88,9 +92,15 @@ async function workersStep(
   });
 }
 
-/** Polls left open at Temporal by worker processes that ended here: given up, in the background. */
-function endedPollsStep(engine: EngineWorkers, log: Log): void {
-  void engine.giveUpEndedPolls().then(
+/**
+ * Polls left open at Temporal by worker processes that ended here (seen as this run started):
+ * their workflows' sticky queues reset now, before anything signals them, and the polls given up
+ * in the background, while the workers are being made.
+ */
+async function endedPollsStep(ended: EndedPolls, temporal: TemporalConnections, log: Log): Promise<void> {
+  if (ended.size === 0) return;
+  await ended.resetSticky(temporal.nativeConnection);
+  void ended.giveUp(temporal.nativeConnection, POLL_CLOSE_GRACE_MS).then(
     (n) =>
       n > 0 && log(`amsflow: ${n} poll(s) of ended worker processes given up; their agents poll again now`),
     (err: unknown) => log(`amsflow: polls of ended worker processes not given up: ${String(err)}`),
@@ -142,6 +152,8 @@ export async function runAmsflow(
   let run: ReturnType<typeof superviseWorkers> | undefined;
   try {
     if (!observability) cleanups.push(() => obs.close());
+    // First: the close grace of a dead worker's polls counts from here (ended-polls.ts).
+    const endedPolls = new EndedPolls(new PollTickets());
     await obs.start();
     const workflowBundle = await bundleStep(config);
     const dataDir = prepareDataDir(config, log, cleanups, leftovers);
@@ -152,6 +164,7 @@ export async function runAmsflow(
       config.model && 'apiKey' in config.model ? config.model.apiKey : undefined,
     ]);
     const temporal = await connectTemporal(config, started.temporalAddress, cleanups);
+    await endedPollsStep(endedPolls, temporal, log);
     // The agent checks use the client's connection: none may be in flight when it closes
     // (AgentHealthMonitor.stop). Cleanups run last-in first: this one before the close.
     cleanups.push(() => obs.stopWatching());
@@ -171,7 +184,6 @@ export async function runAmsflow(
     // New workflows (the agents' first ones too) start on the current build: promoted first.
     if (engine.build) await deployStep(config, temporal.client, engine.build, stop, log, cleanups);
     await ensureAgents(temporal.client, config, agents, log);
-    endedPollsStep(engine, log);
     fleetStep(config, temporal.client, engine.registry, obs, agents, log, cleanups);
     obs.running(engine.workers, temporal.nativeConnection);
     obs.watchAgents(

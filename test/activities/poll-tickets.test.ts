@@ -43,6 +43,10 @@ describe('the verdict on a lost poll attempt (pure)', () => {
     expect(waitAfterLost('ended', 22_000, 1000)).toBe(1000);
     expect(waitAfterLost('ended', 500, 1000)).toBe(500);
     expect(waitAfterLost('unknown', 22_000, 1000)).toBe(22_000);
+    // The grace counts from when the process was first seen ended: partly or wholly past.
+    expect(waitAfterLost('ended', 22_000, 1000, 400)).toBe(600);
+    expect(waitAfterLost('ended', 22_000, 1000, 5000)).toBe(0);
+    expect(waitAfterLost('unknown', 22_000, 1000, 5000)).toBe(22_000);
   });
 
   it('knows a process ended only within its own boot and PID namespace', () => {
@@ -146,6 +150,41 @@ describe('ticket files, with real processes', () => {
       await live.kill();
     }
     expect(new PollTickets(false).endedAttempts(60_000)).toEqual([]);
+  });
+
+  it('notes when an ended process was first seen ended, and counts the close grace from then', async () => {
+    const d = dir();
+    const attempt = { namespace: 'default', taskToken: 'dG9rZW4=', workflowId: 'wf', runId: 'run' };
+    const dead = await childProcess();
+    recordAs(d, 'agent', 'wf/run/1', dead.mark, attempt);
+    const [file] = readdirSync(d);
+    const recordedAt = statSync(join(d, file)).mtimeMs;
+    await dead.kill();
+    // A worker starting sees it ended at t0, and notes it; the file still dates the attempt.
+    const t0 = Date.now();
+    const [seen] = new PollTickets(d).endedAttempts(60_000, t0);
+    expect(seen).toMatchObject({ ticket: 'wf/run/1', workflowId: 'wf', runId: 'run', endedSeenAt: t0 });
+    expect(Math.abs(statSync(join(d, file)).mtimeMs - recordedAt)).toBeLessThan(1);
+    // Another look later (another process too) keeps the first sighting.
+    expect(new PollTickets(d).endedAttempts(60_000, t0 + 700)[0].endedSeenAt).toBe(t0);
+    // The agent's next poll, 700 ms on, has 300 ms of the grace left.
+    const next = new PollTickets(d).lostPoll('agent', 'wf/run/1', t0 + 700);
+    expect(next).toEqual({ verdict: 'ended', sinceEndedMs: 700 });
+    expect(waitAfterLost(next.verdict, 22_000, 1000, next.sinceEndedMs)).toBe(300);
+    // Seen first by the poll itself: the whole grace, and noted.
+    const d2 = dir();
+    const dead2 = await childProcess();
+    recordAs(d2, 'agent', 'wf/run/2', dead2.mark);
+    await dead2.kill();
+    expect(new PollTickets(d2).lostPoll('agent', 'wf/run/2', t0)).toEqual({
+      verdict: 'ended',
+      sinceEndedMs: 0,
+    });
+    expect(new PollTickets(d2).lostPoll('agent', 'wf/run/2', t0 + 250).sinceEndedMs).toBe(250);
+    expect(new PollTickets(d2).lostPoll('agent', 'wf/run/9', t0)).toEqual({
+      verdict: 'unknown',
+      sinceEndedMs: 0,
+    });
   });
 
   it('reads a damaged file, or none, as unknown, and can be switched off', () => {

@@ -81,6 +81,14 @@ export function isWorkerShutdown(info: FailureInfo): boolean {
 }
 
 /**
+ * A poll given up by a worker on its machine because the process running it ended
+ * (worker/ended-polls.ts), after the close grace: nothing of it is open at the service.
+ */
+export function isWorkerEnded(info: FailureInfo): boolean {
+  return info.type === F.pollWorkerEnded;
+}
+
+/**
  * What a failed or cancelled poll did before it ended (its mark-reads, its quiet polls, the
  * receipts it read past and the offset after them), carried as its failure's second detail or its
  * cancellation's first (activities/failure-mapping.ts `withPollReport`); empty when it carries

@@ -14,7 +14,7 @@ import type { QuietPollingInput } from '../../activities/quiet-polling';
 import type { LostPollInput, PollOutput } from '../../activities/types';
 import { pollHeartbeatTimeoutMs } from './activity-proxies';
 import type { Dispatcher } from './dispatcher';
-import { failureInfo, pollReportOf, requestVerdict } from './failure';
+import { failureInfo, isWorkerEnded, pollReportOf, requestVerdict } from './failure';
 import { readToEnd } from './poll-cursor';
 import { pageKind, waitAfterPage } from './poll-budget';
 import { expectPoll, pollFailed, untilResumed } from './poll-health';
@@ -37,6 +37,8 @@ const POLL_THROUGH_DRAIN = 'amsflow-poll-through-drain';
 const LOST_POLL_LEASE = 'amsflow-lost-poll-lease';
 /** Patch: that wait is handed to the next poll activity, which cuts it short after a dead worker. */
 const LOST_POLL_TICKET = 'amsflow-lost-poll-ticket';
+/** Patch: a poll given up because its worker process ended is followed by the next at once. */
+const WORKER_ENDED = 'amsflow-poll-worker-ended';
 
 /** Mark-reads handed to one poll at most (it paces them by the statuses window). */
 const MARK_READS_PER_POLL = 50;
@@ -81,7 +83,10 @@ export async function runPollLoop(rt: AgentRuntime, dispatcher: Dispatcher): Pro
       plan.confirm(rt.now());
       if (quiet && isCancellation(err)) continue; // ended for a reconciliation: poll again at once
       const info = pollFailed(rt, err, handedOutAt);
-      if (!rt.status.refusal) retry.failed(rt.now(), requestVerdict(info));
+      if (rt.status.refusal) {
+        // Stopped: the refusal's resume polls.
+      } else if (isWorkerEnded(info) && isPatched(WORKER_ENDED)) retry.workerEnded();
+      else retry.failed(rt.now(), requestVerdict(info));
       if (info.timedOut && isPatched(LOST_POLL_LEASE))
         retry.lost(rt.now(), timeoutSeconds, isPatched(LOST_POLL_TICKET) ? ticketOf(err) : undefined);
       // Ended for continue-as-new (cancelled, or timed out on a lost worker): the next run polls.

@@ -53,6 +53,16 @@ export class PollRetry {
   }
 
   /**
+   * A poll was given up because its worker process ended (worker/ended-polls.ts), once the close
+   * grace had passed: the next goes whenever the window allows, with no backoff, the failures
+   * counted so far unchanged.
+   */
+  workerEnded(): void {
+    this.notBefore = undefined;
+    this.carry();
+  }
+
+  /**
    * A poll activity of `timeoutSeconds` polls timed out at `now` (its worker dead, or cut off):
    * a poll it started may still be open at the service, and the next one waits until it has ended
    * there, or the service would answer the older one 409. With the lost attempt's `ticket`, the

@@ -79,6 +79,14 @@ export const PATCHES = {
     mayGo:
       'deprecated once no agent run begun before 2026-11-29 is open (its next continue-as-new), then removed once no run of the patched stage is open',
   },
+  'amsflow-poll-worker-ended': {
+    added: '2026-11-29',
+    stage: 'patched',
+    change:
+      'a poll given up because its worker process ended (PollWorkerEnded, sent by a worker on the same machine after the close grace) is followed by the next poll at once, not after the failure backoff (about 1 s): nothing of it is open at the service',
+    mayGo:
+      'deprecated once no agent run begun before 2026-11-30 is open (its next continue-as-new), then removed once no run of the patched stage is open',
+  },
 } as const satisfies Record<string, PatchEntry>;
 
 export type PatchId = keyof typeof PATCHES;
