@@ -32,6 +32,18 @@ describe('when the poll loop may poll again', () => {
     expect(cursor.retryAt).toBe(retry.notBefore);
   });
 
+  it('polls again at once after a poll given up because its worker process ended, its backoff kept', () => {
+    const cursor: { retryAt: number | undefined } = { retryAt: undefined };
+    const retry = new PollRetry(cursor, tuning, () => 0.5);
+    retry.failed(10_000, { kind: 'transient' });
+    const first = retry.notBefore! - 10_000;
+    retry.workerEnded();
+    expect([retry.notBefore, cursor.retryAt]).toEqual([undefined, undefined]);
+    // The failures before it still count: the next failure backs off further than the first did.
+    retry.failed(20_000, { kind: 'transient' });
+    expect(retry.notBefore! - 20_000).toBeGreaterThan(first);
+  });
+
   it('keeps a later retry time than the lost poll needs (a 429 ladder)', () => {
     const cursor: { retryAt: number | undefined } = { retryAt: undefined };
     const retry = new PollRetry(cursor, tuning, () => 0.5);
