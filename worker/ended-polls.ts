@@ -3,14 +3,14 @@
  * activity attempt open at Temporal until the attempt's heartbeat timeout (5 s), and its agent
  * polls again only then; but a worker started on the same machine can see, from the poll tickets
  * (activities/poll-tickets.ts), that the attempt's process has ended, and so that its poll is
- * closed at the service. {@link EndedPolls} notes them as the process starts; once Temporal is
- * reachable and the close grace has passed since they were first seen ended (the dead process's
- * connection close on its way), it fails each attempt with `PollWorkerEnded`, and the agent workflow polls again at once,
- * from this worker or another. As soon as Temporal is reachable (before the workers run) it
- * resets those workflows' sticky queue, the dead worker's: the failure's workflow task, or a
- * signal's, would otherwise wait there for the sticky schedule-to-start timeout (3 s) before any
- * live worker may take it. An attempt Temporal no
- * longer knows (timed out, completed) is answered NOT_FOUND and skipped.
+ * closed at the service. {@link EndedPolls} notes them as the process starts. As soon as Temporal
+ * is reachable (before the workers run) it resets those workflows' sticky queue, the dead
+ * worker's: the give-up's workflow task, or a signal's, would otherwise wait there for the sticky
+ * schedule-to-start timeout (3 s) before any live worker may take it. Once the close grace has
+ * passed since they were first seen ended (the dead process's connection close on its way), it
+ * fails each attempt with `PollWorkerEnded`, and the agent workflow polls again at once, from
+ * this worker or another. An attempt Temporal no longer knows (timed out, completed) is answered
+ * NOT_FOUND and skipped.
  */
 import type { NativeConnection } from '@temporalio/worker';
 import type { EndedAttempt, PollTickets } from '../activities/poll-tickets';

@@ -7,11 +7,12 @@
  *
  * `runAmsflow` is a sequence of named steps, each in its own file: note the polls of ended worker
  * processes (ended-polls.ts) → bundle the bot → prepare the data dir (data-dir.ts) → start the
- * simulator (embedded-simulator.ts) → start or connect to Temporal (embedded-temporal.ts) → give
- * those polls up, in the background → create the workers (engine-workers.ts) → run them
- * (supervise-workers.ts) → promote their build (deploy-step.ts) → ensure the agents
- * (ensure-agents.ts) → follow the agents file (fleet-step.ts); the drain is `shutdown()`. Each
- * step pushes the stop of what it started (cleanups.ts), so a failed start stops what runs.
+ * simulator (embedded-simulator.ts) → start or connect to Temporal (embedded-temporal.ts) → reset
+ * the sticky queues of those polls' workflows, then give the polls up in the background → create
+ * the workers (engine-workers.ts) → run them (supervise-workers.ts) → promote their build
+ * (deploy-step.ts) → ensure the agents (ensure-agents.ts) → follow the agents file
+ * (fleet-step.ts); the drain is `shutdown()`. Each step pushes the stop of what it started
+ * (cleanups.ts), so a failed start stops what runs.
  *
  * What the embedded parts keep, under the data dir (`AMSFLOW_DATA_DIR`, default `.amsflow`):
  * - `demo/`: the demo (embedded simulator): its conversation (`simulator.json`, media bytes in
