@@ -145,11 +145,6 @@ export class PollTickets {
     }
   }
 
-  /** What became of the lost attempt `lost` of `agentKey`. */
-  verdict(agentKey: string, lost: string): LostPollVerdict {
-    return this.lostPoll(agentKey, lost).verdict;
-  }
-
   /**
    * What became of the lost attempt `lost` of `agentKey`, and, when its process ended, how long
    * ago a process here first saw that (now, if none had: noted for the next reader).

@@ -59,8 +59,8 @@ function printLiveChat(on: string, live: Maybe<LiveChatResult>): void {
   );
 }
 
-function printRecovery(on: string, recovery: Maybe<RecoveryResult> | undefined): void {
-  if (recovery === undefined || !ran(`recovery ${on}`, recovery)) return;
+function printRecovery(on: string, recovery: Maybe<RecoveryResult>): void {
+  if (!ran(`recovery ${on}`, recovery)) return;
   const how = recovery.compiled ? 'compiled, as the image runs it' : 'under ts-node, as npm start runs it';
   console.log(`\nrecovery after SIGKILL of the worker ${on} (a new process started at once; ${how}):`);
   console.table(recovery.runs);

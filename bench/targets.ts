@@ -200,7 +200,7 @@ function chatRows(r: TargetInput, kind: ServerKind): TargetRow[] {
 }
 
 /** Recovery after SIGKILL with one way of starting the worker (absent: not measured that way). */
-function recoveryRow(kind: ServerKind, result: Maybe<RecoveryResult> | undefined, how: string): TargetRow {
+function recoveryRow(kind: ServerKind, result: Maybe<RecoveryResult>, how: string): TargetRow {
   const rec = ok(result)
     ?.runs.map((x) => x.killToReplyMs)
     .sort((a, b) => a - b);

@@ -107,24 +107,24 @@ describe('ticket files, with real processes', () => {
     const child = await childProcess();
     try {
       recordAs(d, 'agent', 'wf/run/7', child.mark);
-      expect(tickets.verdict('agent', 'wf/run/7')).toBe('unknown'); // alive: may still poll
+      expect(tickets.lostPoll('agent', 'wf/run/7').verdict).toBe('unknown'); // alive: may still poll
     } finally {
       await child.kill();
     }
-    expect(tickets.verdict('agent', 'wf/run/7')).toBe('ended');
-    expect(tickets.verdict('agent', 'wf/run/8')).toBe('unknown');
-    expect(tickets.verdict('other agent', 'wf/run/7')).toBe('unknown');
+    expect(tickets.lostPoll('agent', 'wf/run/7').verdict).toBe('ended');
+    expect(tickets.lostPoll('agent', 'wf/run/8').verdict).toBe('unknown');
+    expect(tickets.lostPoll('other agent', 'wf/run/7').verdict).toBe('unknown');
   });
 
   it("knows its own attempts, and a later attempt's ticket replaces the earlier one", () => {
     const d = dir();
     const tickets = new PollTickets(d);
     tickets.record('agent', 'wf/run/1');
-    expect(tickets.verdict('agent', 'wf/run/1')).toBe('self');
+    expect(tickets.lostPoll('agent', 'wf/run/1').verdict).toBe('self');
     // It holds a task token: readable by this user only.
     expect(statSync(join(d, readdirSync(d)[0])).mode & 0o077).toBe(0);
     tickets.record('agent', 'wf/run/2');
-    expect(tickets.verdict('agent', 'wf/run/1')).toBe('unknown');
+    expect(tickets.lostPoll('agent', 'wf/run/1').verdict).toBe('unknown');
   });
 
   it('lists the recent attempts of ended processes that Temporal may be told of, and no others', async () => {
@@ -193,19 +193,19 @@ describe('ticket files, with real processes', () => {
     tickets.record('agent', 'wf/run/1');
     const [file] = readdirSync(d);
     writeFileSync(join(d, file), '{"ticket":"wf/run/1","owner":{"pid":"x"}}');
-    expect(tickets.verdict('agent', 'wf/run/1')).toBe('unknown');
+    expect(tickets.lostPoll('agent', 'wf/run/1').verdict).toBe('unknown');
     writeFileSync(join(d, file), 'not json');
-    expect(tickets.verdict('agent', 'wf/run/1')).toBe('unknown');
+    expect(tickets.lostPoll('agent', 'wf/run/1').verdict).toBe('unknown');
     // A directory others may write to (planted under the shared temporary directory): not used.
     const open = dir();
     chmodSync(open, 0o777);
     const planted = new PollTickets(open);
     planted.record('agent', 'wf/run/5');
     expect(readdirSync(open)).toEqual([]);
-    expect(planted.verdict('agent', 'wf/run/5')).toBe('unknown');
+    expect(planted.lostPoll('agent', 'wf/run/5').verdict).toBe('unknown');
     const off = new PollTickets(false);
     off.record('agent', 'wf/run/3');
-    expect(off.verdict('agent', 'wf/run/3')).toBe('unknown');
+    expect(off.lostPoll('agent', 'wf/run/3').verdict).toBe('unknown');
   });
 });
 

@@ -9,6 +9,7 @@
  * backoff.
  */
 import { temporal } from '@temporalio/proto';
+import { eventMs } from '../../bench/breakdown';
 import { lostPollWaitMs } from '../../protocol/poll-lease';
 import { recordHistory } from '../support/histories';
 import { waitFor } from '../support/temporal';
@@ -60,7 +61,8 @@ describe('a poll lost with its worker process', () => {
   });
 
   it('is given up by the next worker at once: no task waits on the dead sticky queue, no backoff', async () => {
-    // A heartbeat timeout that cannot pass first: only the new worker's give-up ends the attempt.
+    // The poll's heartbeat timeout stays at its 5-s cap (activity-proxies.ts), not the suite's 3 s:
+    // the new worker, running about 2 s after the kill, gives the attempt up before it passes.
     const engine = await suite.start({
       windowMs: 60_000,
       tuning: { pollTimeoutSeconds: POLL_SECONDS, activityHeartbeatTimeoutMs: 60_000 },
@@ -107,7 +109,3 @@ describe('a poll lost with its worker process', () => {
     await recordHistory(handle, 'agent-poll-worker-ended');
   });
 });
-
-function eventMs(e: temporal.api.history.v1.IHistoryEvent): number {
-  return Number(e.eventTime?.seconds ?? 0) * 1000 + Math.floor((e.eventTime?.nanos ?? 0) / 1e6);
-}
