@@ -104,7 +104,11 @@ export function createActivities(registry: ClientRegistry, options: ActivitiesOp
           workflowId: run.workflowId,
           runId: run.runId,
         };
-        tickets.record(input.agentKey, `${run.workflowId}/${run.runId}/${ctx.info.activityId}`, attempt);
+        await tickets.record(
+          input.agentKey,
+          `${run.workflowId}/${run.runId}/${ctx.info.activityId}`,
+          attempt,
+        );
       }
       try {
         const polled = { ...input, startAfterMs };

@@ -35,6 +35,7 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs';
+import { rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -125,6 +126,8 @@ export class PollTickets {
   private readonly me: ProcessMark | undefined;
   /** Whether the directory is there and this user's alone (checked once; see {@link ready}). */
   private usable: boolean | undefined;
+  /** Writes begun, for their temporary files' names. */
+  private parts = 0;
 
   /** `dir`: false for none (every verdict `unknown`). */
   constructor(
@@ -134,12 +137,19 @@ export class PollTickets {
     this.me = dir === false ? undefined : me;
   }
 
-  /** Records that the attempt `ticket` of `agentKey` is this process's; best effort. */
-  record(agentKey: string, ticket: string, attempt?: AttemptRef): void {
+  /**
+   * Records that the attempt `ticket` of `agentKey` is this process's; best effort. Written off
+   * the event loop (every poll records; a synchronous write and rename held the worker's
+   * workflow activations back by about a millisecond each); the poll awaits it before its request.
+   */
+  async record(agentKey: string, ticket: string, attempt?: AttemptRef): Promise<void> {
     if (!this.me || !this.ready()) return;
     const entry: TicketEntry = { ticket, owner: this.me, ...(attempt ? { attempt } : {}) };
+    const file = this.fileOf(agentKey);
+    const part = this.partOf(file);
     try {
-      this.write(this.fileOf(agentKey), entry);
+      await writeFile(part, JSON.stringify(entry), { mode: 0o600 });
+      await rename(part, file);
     } catch {
       // Unrecorded: the next attempt's verdict is `unknown`, and it waits the lease's whole wait.
     }
@@ -205,9 +215,14 @@ export class PollTickets {
 
   /** Written whole, then renamed: a reader never sees half a file. */
   private write(file: string, entry: TicketEntry): void {
-    const part = `${file}.${process.pid}.part`;
+    const part = this.partOf(file);
     writeFileSync(part, JSON.stringify(entry), { mode: 0o600 });
     renameSync(part, file);
+  }
+
+  /** A temporary name for a write of `file`: this process's, and this write's (writes may overlap). */
+  private partOf(file: string): string {
+    return `${file}.${process.pid}.${++this.parts}.part`;
   }
 
   /**

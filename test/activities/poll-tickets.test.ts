@@ -81,14 +81,14 @@ async function childProcess(): Promise<{ child: ChildProcess; mark: ProcessMark;
 }
 
 /** Writes the ticket file `tickets` keeps for `agentKey` as the process of `owner` would have. */
-function recordAs(
+async function recordAs(
   dir: string,
   agentKey: string,
   ticket: string,
   owner: ProcessMark,
   attempt?: AttemptRef,
-): void {
-  new PollTickets(dir, owner).record(agentKey, ticket, attempt);
+): Promise<void> {
+  await new PollTickets(dir, owner).record(agentKey, ticket, attempt);
 }
 
 describe('ticket files, with real processes', () => {
@@ -106,7 +106,7 @@ describe('ticket files, with real processes', () => {
     const tickets = new PollTickets(d);
     const child = await childProcess();
     try {
-      recordAs(d, 'agent', 'wf/run/7', child.mark);
+      await recordAs(d, 'agent', 'wf/run/7', child.mark);
       expect(tickets.lostPoll('agent', 'wf/run/7').verdict).toBe('unknown'); // alive: may still poll
     } finally {
       await child.kill();
@@ -116,15 +116,24 @@ describe('ticket files, with real processes', () => {
     expect(tickets.lostPoll('other agent', 'wf/run/7').verdict).toBe('unknown');
   });
 
-  it("knows its own attempts, and a later attempt's ticket replaces the earlier one", () => {
+  it("knows its own attempts, and a later attempt's ticket replaces the earlier one", async () => {
     const d = dir();
     const tickets = new PollTickets(d);
-    tickets.record('agent', 'wf/run/1');
+    await tickets.record('agent', 'wf/run/1');
     expect(tickets.lostPoll('agent', 'wf/run/1').verdict).toBe('self');
     // It holds a task token: readable by this user only.
     expect(statSync(join(d, readdirSync(d)[0])).mode & 0o077).toBe(0);
-    tickets.record('agent', 'wf/run/2');
+    await tickets.record('agent', 'wf/run/2');
     expect(tickets.lostPoll('agent', 'wf/run/1').verdict).toBe('unknown');
+  });
+
+  it('writes off the event loop; overlapping writes of one agent leave one whole ticket and no part file', async () => {
+    const d = dir();
+    const tickets = new PollTickets(d);
+    await Promise.all([tickets.record('agent', 'wf/run/1'), tickets.record('agent', 'wf/run/2')]);
+    expect(readdirSync(d)).toHaveLength(1);
+    const verdicts = ['wf/run/1', 'wf/run/2'].map((t) => tickets.lostPoll('agent', t).verdict);
+    expect(verdicts.sort()).toEqual(['self', 'unknown']);
   });
 
   it('lists the recent attempts of ended processes that Temporal may be told of, and no others', async () => {
@@ -134,10 +143,10 @@ describe('ticket files, with real processes', () => {
     const dead = await childProcess();
     const live = await childProcess();
     try {
-      recordAs(d, 'dead', 'wf/run/1', dead.mark, attempt);
-      recordAs(d, 'dead, no attempt', 'wf/run/2', dead.mark);
-      recordAs(d, 'live', 'wf/run/3', live.mark, attempt);
-      tickets.record('mine', 'wf/run/4', attempt);
+      await recordAs(d, 'dead', 'wf/run/1', dead.mark, attempt);
+      await recordAs(d, 'dead, no attempt', 'wf/run/2', dead.mark);
+      await recordAs(d, 'live', 'wf/run/3', live.mark, attempt);
+      await tickets.record('mine', 'wf/run/4', attempt);
       await dead.kill();
       const ended = tickets.endedAttempts(60_000);
       expect(ended.map((e) => [e.ticket, e.namespace, e.taskToken])).toEqual([
@@ -156,7 +165,7 @@ describe('ticket files, with real processes', () => {
     const d = dir();
     const attempt = { namespace: 'default', taskToken: 'dG9rZW4=', workflowId: 'wf', runId: 'run' };
     const dead = await childProcess();
-    recordAs(d, 'agent', 'wf/run/1', dead.mark, attempt);
+    await recordAs(d, 'agent', 'wf/run/1', dead.mark, attempt);
     const [file] = readdirSync(d);
     const recordedAt = statSync(join(d, file)).mtimeMs;
     await dead.kill();
@@ -174,7 +183,7 @@ describe('ticket files, with real processes', () => {
     // Seen first by the poll itself: the whole grace, and noted.
     const d2 = dir();
     const dead2 = await childProcess();
-    recordAs(d2, 'agent', 'wf/run/2', dead2.mark);
+    await recordAs(d2, 'agent', 'wf/run/2', dead2.mark);
     await dead2.kill();
     expect(new PollTickets(d2).lostPoll('agent', 'wf/run/2', t0)).toEqual({
       verdict: 'ended',
@@ -187,10 +196,10 @@ describe('ticket files, with real processes', () => {
     });
   });
 
-  it('reads a damaged file, or none, as unknown, and can be switched off', () => {
+  it('reads a damaged file, or none, as unknown, and can be switched off', async () => {
     const d = dir();
     const tickets = new PollTickets(d);
-    tickets.record('agent', 'wf/run/1');
+    await tickets.record('agent', 'wf/run/1');
     const [file] = readdirSync(d);
     writeFileSync(join(d, file), '{"ticket":"wf/run/1","owner":{"pid":"x"}}');
     expect(tickets.lostPoll('agent', 'wf/run/1').verdict).toBe('unknown');
@@ -200,11 +209,11 @@ describe('ticket files, with real processes', () => {
     const open = dir();
     chmodSync(open, 0o777);
     const planted = new PollTickets(open);
-    planted.record('agent', 'wf/run/5');
+    await planted.record('agent', 'wf/run/5');
     expect(readdirSync(open)).toEqual([]);
     expect(planted.lostPoll('agent', 'wf/run/5').verdict).toBe('unknown');
     const off = new PollTickets(false);
-    off.record('agent', 'wf/run/3');
+    await off.record('agent', 'wf/run/3');
     expect(off.lostPoll('agent', 'wf/run/3').verdict).toBe('unknown');
   });
 });
@@ -259,7 +268,7 @@ describe('the poll after a lost one, against the simulator', () => {
   it("polls after the close grace, not the lease's wait, when the lost attempt's process has ended", async () => {
     const d = mkdtempSync(join(tmpdir(), 'amsflow-tickets-'));
     const child = await childProcess();
-    recordAs(d, 'demo', 'wf/run/8', child.mark);
+    await recordAs(d, 'demo', 'wf/run/8', child.mark);
     await child.kill();
     const reachedAfterMs = await pollAfterLost(d, 'wf/run/8', 8000);
     expect(reachedAfterMs).toBeGreaterThanOrEqual(300);
@@ -270,7 +279,7 @@ describe('the poll after a lost one, against the simulator', () => {
     const d = mkdtempSync(join(tmpdir(), 'amsflow-tickets-'));
     const child = await childProcess();
     try {
-      recordAs(d, 'demo', 'wf/run/8', child.mark);
+      await recordAs(d, 'demo', 'wf/run/8', child.mark);
       expect(await pollAfterLost(d, 'wf/run/8', 1500)).toBeGreaterThanOrEqual(1500);
     } finally {
       await child.kill();
