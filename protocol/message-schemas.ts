@@ -7,40 +7,58 @@
  */
 import { z } from 'zod';
 
-const id = z.string().min(1);
-const count = z.number().int().nonnegative();
+/**
+ * Each schema is built on first use. A reused V8 context gives each workflow run its own copy of
+ * the modules, evaluated when the run starts (a handler per message), and zod builds a schema
+ * slowly (each binds its methods): built eagerly, these cost every new run about a millisecond,
+ * though most runs parse one or two of them.
+ */
+function once<T>(make: () => T): () => T {
+  let made: T | undefined;
+  return () => (made ??= make());
+}
+
+/** A schema built on its first parse; it parses as the one `make` builds. */
+const lazily = <T extends z.ZodTypeAny>(make: () => T): z.ZodLazy<T> => z.lazy(once(make));
+
+const id = once(() => z.string().min(1));
+const count = once(() => z.number().int().nonnegative());
 
 /** An inbound message as the agent routes it: the members routing reads; the rest passes through. */
-const inboundMessage = z
-  .object({
-    id,
-    from: z.string(),
-    type: z.string(),
-    timestamp: z.string().optional(),
-    context: z.object({ from: z.string().optional(), id: z.string().optional() }).passthrough().optional(),
-  })
-  .passthrough();
+const inboundMessage = once(() =>
+  z
+    .object({
+      id: id(),
+      from: z.string(),
+      type: z.string(),
+      timestamp: z.string().optional(),
+      context: z.object({ from: z.string().optional(), id: z.string().optional() }).passthrough().optional(),
+    })
+    .passthrough(),
+);
 
 /** The fields of every send purpose (see `sends.ts`); which may go together is checked below. */
-const sendRequestFields = z
-  .object({
-    requestId: id,
-    message: z.object({ type: z.string() }).passthrough(),
-    requester: id.optional(),
-    handlerSeq: count.optional(),
-    retryAmbiguous: z.boolean().optional(),
-    reconcileAmbiguous: z.boolean().optional(),
-    expectReply: z.literal(true).optional(),
-    waitId: count.optional(),
-    waitNextToo: z.boolean().optional(),
-    answerWords: z.array(z.string()).optional(),
-    answerLabel: z.string().optional(),
-    onlyWhileWaiting: count.optional(),
-    quoteQuestion: z.literal(true).optional(),
-    notify: z.enum(['outcome', 'failure']).optional(),
-    lane: z.enum(['reply', 'background']).optional(),
-  })
-  .passthrough();
+const sendRequestFields = once(() =>
+  z
+    .object({
+      requestId: id(),
+      message: z.object({ type: z.string() }).passthrough(),
+      requester: id().optional(),
+      handlerSeq: count().optional(),
+      retryAmbiguous: z.boolean().optional(),
+      reconcileAmbiguous: z.boolean().optional(),
+      expectReply: z.literal(true).optional(),
+      waitId: count().optional(),
+      waitNextToo: z.boolean().optional(),
+      answerWords: z.array(z.string()).optional(),
+      answerLabel: z.string().optional(),
+      onlyWhileWaiting: count().optional(),
+      quoteQuestion: z.literal(true).optional(),
+      notify: z.enum(['outcome', 'failure']).optional(),
+      lane: z.enum(['reply', 'background']).optional(),
+    })
+    .passthrough(),
+);
 
 const QUESTION_FIELDS = ['waitId', 'waitNextToo', 'answerWords', 'answerLabel'] as const;
 
@@ -50,7 +68,7 @@ const QUESTION_FIELDS = ['waitId', 'waitNextToo', 'answerWords', 'answerLabel'] 
  * answer and the outcome go there), and a request is not both a question and a nudge.
  */
 function purposeProblem(
-  req: z.infer<typeof sendRequestFields>,
+  req: z.infer<ReturnType<typeof sendRequestFields>>,
 ): { path: string; message: string } | undefined {
   const field = QUESTION_FIELDS.find((f) => req[f] !== undefined);
   if (field && !req.expectReply)
@@ -71,133 +89,169 @@ function purposeProblem(
 }
 
 /** `amsflow.send` (update) and `amsflow.sendRequest` (signal): a request to the outbox, of one purpose. */
-export const sendRequestSchema = sendRequestFields.superRefine((req, ctx) => {
-  const problem = purposeProblem(req);
-  if (problem) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [problem.path], message: problem.message });
-});
+export const sendRequestSchema = lazily(() =>
+  sendRequestFields().superRefine((req, ctx) => {
+    const problem = purposeProblem(req);
+    if (problem)
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: [problem.path], message: problem.message });
+  }),
+);
 
 /** A wait request: registers (`wait: true`) or ends (`wait: false`) a workflow's wait. */
-export const waitRequestSchema = z.discriminatedUnion('wait', [
-  z
-    .object({
-      workflowId: id,
-      wait: z.literal(true),
-      waitId: count.optional(),
-      questionId: z.string().optional(),
-      nextToo: z.boolean().optional(),
-      answerWords: z.array(z.string()).optional(),
-      label: z.string().optional(),
-    })
-    .passthrough(),
-  z
-    .object({
-      workflowId: id,
-      wait: z.literal(false),
-      waitId: count.optional(),
-      lateText: z.string().optional(),
-    })
-    .passthrough(),
-]);
+export const waitRequestSchema = lazily(() =>
+  z.discriminatedUnion('wait', [
+    z
+      .object({
+        workflowId: id(),
+        wait: z.literal(true),
+        waitId: count().optional(),
+        questionId: z.string().optional(),
+        nextToo: z.boolean().optional(),
+        answerWords: z.array(z.string()).optional(),
+        label: z.string().optional(),
+      })
+      .passthrough(),
+    z
+      .object({
+        workflowId: id(),
+        wait: z.literal(false),
+        waitId: count().optional(),
+        lateText: z.string().optional(),
+      })
+      .passthrough(),
+  ]),
+);
 
 /** One operation of a conversation (see `conversation-ops.ts`). */
-export const conversationOpSchema = z.discriminatedUnion('op', [
-  z.object({ op: z.literal('send'), request: sendRequestSchema }).passthrough(),
-  z.object({ op: z.literal('wait'), request: waitRequestSchema }).passthrough(),
-  z.object({ op: z.literal('release'), seq: count }).passthrough(),
-  z.object({ op: z.literal('typing'), messageId: id }).passthrough(),
-  z.object({ op: z.literal('receipts'), messageId: id }).passthrough(),
-]);
+export const conversationOpSchema = lazily(() =>
+  z.discriminatedUnion('op', [
+    z.object({ op: z.literal('send'), request: sendRequestSchema }).passthrough(),
+    z.object({ op: z.literal('wait'), request: waitRequestSchema }).passthrough(),
+    z.object({ op: z.literal('release'), seq: count() }).passthrough(),
+    z.object({ op: z.literal('typing'), messageId: id() }).passthrough(),
+    z.object({ op: z.literal('receipts'), messageId: id() }).passthrough(),
+  ]),
+);
 
 /**
  * `amsflow.ops` and a handler's result: a conversation's operations. Every request and wait in it
  * belongs to `from` (the agent checks it op by op and drops what does not).
  */
-export const conversationOpsSchema = z
-  .object({ from: id, ops: z.array(conversationOpSchema).max(1000) })
-  .passthrough();
+export const conversationOpsSchema = lazily(() =>
+  z.object({ from: id(), ops: z.array(conversationOpSchema).max(1000) }).passthrough(),
+);
 
 /** A handler workflow's result: `undefined` (it handed everything over by signal) or its ops. */
-export const handlerResultSchema = z
-  .object({ ops: z.array(conversationOpSchema).max(1000) })
-  .passthrough()
-  .nullish();
+export const handlerResultSchema = lazily(() =>
+  z
+    .object({ ops: z.array(conversationOpSchema).max(1000) })
+    .passthrough()
+    .nullish(),
+);
 
 /** `amsflow.resume`: resume an agent stopped by a refusal (see `resumeSignal`); any reason. */
-export const resumeSchema = z
-  .object({ reason: z.string().optional() })
-  .passthrough()
-  .nullish()
-  .transform((v) => v ?? {});
+export const resumeSchema = lazily(() =>
+  z
+    .object({ reason: z.string().optional() })
+    .passthrough()
+    .nullish()
+    .transform((v) => v ?? {}),
+);
 
-const sendOutcomeSchema = z.union([
-  z.object({ ok: z.literal(true), messageId: id, attempts: count }).passthrough(),
-  z.object({ ok: z.literal(false), type: z.string(), message: z.string(), attempts: count }).passthrough(),
-]);
+const sendOutcomeSchema = once(() =>
+  z.union([
+    z.object({ ok: z.literal(true), messageId: id(), attempts: count() }).passthrough(),
+    z
+      .object({ ok: z.literal(false), type: z.string(), message: z.string(), attempts: count() })
+      .passthrough(),
+  ]),
+);
 
 /** `amsflow.sendResult`: the outcome of a `sendRequest` signal. */
-export const sendResultSchema = z.object({ requestId: id, outcome: sendOutcomeSchema }).passthrough();
+export const sendResultSchema = lazily(() =>
+  z.object({ requestId: id(), outcome: sendOutcomeSchema() }).passthrough(),
+);
 
 /** `amsflow.inbound`: a message routed to a waiting workflow. */
-export const routedMessageSchema = z
-  .object({
-    message: inboundMessage,
-    seq: count,
-    waitId: count.optional(),
-    questionId: z.string().optional(),
-  })
-  .passthrough();
-
-/** `amsflow.late`: an answer to a question whose wait had timed out. */
-export const lateMessageSchema = z
-  .object({ message: inboundMessage, seq: count, questionId: z.string() })
-  .passthrough();
-
-/** `amsflow.receipt`: a receipt of a message the workflow sent. */
-export const receiptSchema = z
-  .object({ messageId: id, status: z.string(), timestamp: z.string().optional() })
-  .passthrough();
-
-/** `amsflow.cancel`: cancel a conversation from outside; the reason is optional (null is no reason). */
-export const cancelSchema = z
-  .object({ reason: z.string().optional() })
-  .passthrough()
-  .nullish()
-  .transform((v) => v ?? {});
-
-/** `amsflow.reminders.command`: a change to an agent's reminders (the reminder itself is checked deeply by the workflow). */
-export const remindersCommandSchema = z.discriminatedUnion('op', [
-  z.object({ op: z.literal('add'), reminder: z.object({ id }).passthrough() }).passthrough(),
-  z.object({ op: z.literal('cancel'), id }).passthrough(),
-  z
-    .object({ op: z.literal('shown'), list: z.array(z.object({ id, text: z.string() }).passthrough()) })
-    .passthrough(),
-  z.object({ op: z.literal('zone'), timeZone: z.string().min(1) }).passthrough(),
-]);
-
-const chatToolCall = z.object({ id, name: id, input: z.unknown() }).passthrough();
-const chatMessage = z.discriminatedUnion('role', [
-  z.object({ role: z.literal('user'), text: z.string() }).passthrough(),
-  z
-    .object({ role: z.literal('assistant'), text: z.string(), toolCalls: z.array(chatToolCall).optional() })
-    .passthrough(),
+export const routedMessageSchema = lazily(() =>
   z
     .object({
-      role: z.literal('tool'),
-      results: z.array(
-        z.object({ id, name: id, output: z.unknown(), isError: z.boolean().optional() }).passthrough(),
-      ),
+      message: inboundMessage(),
+      seq: count(),
+      waitId: count().optional(),
+      questionId: z.string().optional(),
     })
     .passthrough(),
-]);
+);
+
+/** `amsflow.late`: an answer to a question whose wait had timed out. */
+export const lateMessageSchema = lazily(() =>
+  z.object({ message: inboundMessage(), seq: count(), questionId: z.string() }).passthrough(),
+);
+
+/** `amsflow.receipt`: a receipt of a message the workflow sent. */
+export const receiptSchema = lazily(() =>
+  z.object({ messageId: id(), status: z.string(), timestamp: z.string().optional() }).passthrough(),
+);
+
+/** `amsflow.cancel`: cancel a conversation from outside; the reason is optional (null is no reason). */
+export const cancelSchema = lazily(() =>
+  z
+    .object({ reason: z.string().optional() })
+    .passthrough()
+    .nullish()
+    .transform((v) => v ?? {}),
+);
+
+/** `amsflow.reminders.command`: a change to an agent's reminders (the reminder itself is checked deeply by the workflow). */
+export const remindersCommandSchema = lazily(() =>
+  z.discriminatedUnion('op', [
+    z.object({ op: z.literal('add'), reminder: z.object({ id: id() }).passthrough() }).passthrough(),
+    z.object({ op: z.literal('cancel'), id: id() }).passthrough(),
+    z
+      .object({
+        op: z.literal('shown'),
+        list: z.array(z.object({ id: id(), text: z.string() }).passthrough()),
+      })
+      .passthrough(),
+    z.object({ op: z.literal('zone'), timeZone: z.string().min(1) }).passthrough(),
+  ]),
+);
+
+const chatToolCall = once(() => z.object({ id: id(), name: id(), input: z.unknown() }).passthrough());
+const chatMessage = once(() =>
+  z.discriminatedUnion('role', [
+    z.object({ role: z.literal('user'), text: z.string() }).passthrough(),
+    z
+      .object({
+        role: z.literal('assistant'),
+        text: z.string(),
+        toolCalls: z.array(chatToolCall()).optional(),
+      })
+      .passthrough(),
+    z
+      .object({
+        role: z.literal('tool'),
+        results: z.array(
+          z
+            .object({ id: id(), name: id(), output: z.unknown(), isError: z.boolean().optional() })
+            .passthrough(),
+        ),
+      })
+      .passthrough(),
+  ]),
+);
 
 /** `amsflow.memory.command`: a turn appended to an agent's model memory, with the bounds to keep. */
-export const memoryCommandSchema = z
-  .object({
-    op: z.literal('append'),
-    turn: z.object({ id, at: z.number().finite(), messages: z.array(chatMessage) }).passthrough(),
-    limits: z.object({ turns: count.min(1), bytes: count.min(1) }).passthrough(),
-  })
-  .passthrough();
+export const memoryCommandSchema = lazily(() =>
+  z
+    .object({
+      op: z.literal('append'),
+      turn: z.object({ id: id(), at: z.number().finite(), messages: z.array(chatMessage()) }).passthrough(),
+      limits: z.object({ turns: count().min(1), bytes: count().min(1) }).passthrough(),
+    })
+    .passthrough(),
+);
 
 /** A short, payload-free account of why an argument does not fit (paths and codes only). */
 export function schemaProblem(error: z.ZodError): string {

@@ -144,7 +144,7 @@ export async function bundleBot(options: BundleBotOptions): Promise<WorkflowBund
   const entry = join(dir, 'bot-entry.js');
   writeFileSync(entry, entrySource(file));
   let provided: ProvidedExports = 'unknown';
-  const { webpackConfigHook } = workflowBundlerOptions();
+  const { webpackConfigHook, preloadModules } = workflowBundlerOptions();
   const { bundleWorkflowCode } = await import('@temporalio/worker');
   const noop = () => undefined;
   try {
@@ -152,6 +152,7 @@ export async function bundleBot(options: BundleBotOptions): Promise<WorkflowBund
       workflowsPath: entry,
       failureConverterPath: options.failureConverterPath,
       workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
+      preloadModules,
       logger: options.logger ?? { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop },
       webpackConfigHook: (config) => {
         const hooked = webpackConfigHook!(config);

@@ -20,12 +20,28 @@ export const WORKFLOW_INTERCEPTOR_MODULES: readonly string[] = [
   resolve(__dirname, '..', 'workflows', 'engine', 'activation-guard'),
 ];
 
+/**
+ * Modules evaluated once per worker thread and shared by every workflow run, instead of once per
+ * run (a reused V8 context gives each run its own copy of the modules it imports, evaluated when
+ * the run starts: for a handler, on every message). Only modules without per-run state may be
+ * here, and the SDK freezes what they export. The signal argument schemas
+ * (protocol/message-schemas.ts, built on first use for that reason), and with them the zod they
+ * import: about a millisecond and a half of every handler's first workflow task.
+ */
+export const WORKFLOW_PRELOAD_MODULES: readonly string[] = [
+  resolve(__dirname, '..', 'protocol', 'message-schemas'),
+];
+
 /** The node_modules folder holding the `@temporalio/workflow` this worker runs. */
 const OWN_MODULES = resolve(dirname(require.resolve('@temporalio/workflow/package.json')), '..', '..');
 
-/** Bundler options that resolve `amsflow/workflows` to this worker's own workflow API. */
+/**
+ * Bundler options that resolve `amsflow/workflows` to this worker's own workflow API, with the
+ * shared modules preloaded ({@link WORKFLOW_PRELOAD_MODULES}).
+ */
 export function workflowBundlerOptions(): NonNullable<WorkerOptions['bundlerOptions']> {
   return {
+    preloadModules: [...WORKFLOW_PRELOAD_MODULES],
     webpackConfigHook: (config) => ({
       ...config,
       resolve: {

@@ -5,11 +5,11 @@
  * cache-bot-bundles.ts) and of the suites' node children (ts-node-cache.js). A bundle is kept
  * only after `bundleBot` returned it, so a refused module (no handler) is refused every time;
  * the key holds everything `bundleBot` reads besides the files: the bot file, the handlers it
- * requires and the failure converter.
+ * requires, the failure converter, the interceptor and preloaded modules.
  */
 import { tmpdir } from 'node:os';
 import { resolve, sep } from 'node:path';
-import { WORKFLOW_INTERCEPTOR_MODULES } from '../../worker/bundling';
+import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOW_PRELOAD_MODULES } from '../../worker/bundling';
 import { cachedBundleCode, inputsProbe, storeBundleCode, type BundleInputs } from './bundle-cache';
 
 type BotBundleModule = Pick<typeof import('../../worker/bot-bundle'), 'bundleBot'>;
@@ -58,6 +58,7 @@ export function cacheBotBundles(botBundle: BotBundleModule, bundling: BundlingMo
       handlers: opts.handlers ?? null,
       failureConverterPath: opts.failureConverterPath ?? null,
       interceptors: WORKFLOW_INTERCEPTOR_MODULES,
+      preloaded: WORKFLOW_PRELOAD_MODULES,
     };
     const code = cachedBundleCode(dir, key);
     if (code !== undefined) return { code, sourceMap: 'deprecated: this is no longer in use\n' };
