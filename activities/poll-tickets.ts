@@ -145,11 +145,8 @@ export class PollTickets {
   async record(agentKey: string, ticket: string, attempt?: AttemptRef): Promise<void> {
     if (!this.me || !this.ready()) return;
     const entry: TicketEntry = { ticket, owner: this.me, ...(attempt ? { attempt } : {}) };
-    const file = this.fileOf(agentKey);
-    const part = this.partOf(file);
     try {
-      await writeFile(part, JSON.stringify(entry), { mode: 0o600 });
-      await rename(part, file);
+      await this.writeSoon(this.fileOf(agentKey), entry);
     } catch {
       // Unrecorded: the next attempt's verdict is `unknown`, and it waits the lease's whole wait.
     }
@@ -218,6 +215,13 @@ export class PollTickets {
     const part = this.partOf(file);
     writeFileSync(part, JSON.stringify(entry), { mode: 0o600 });
     renameSync(part, file);
+  }
+
+  /** {@link write} off the event loop: for the write every poll makes. */
+  private async writeSoon(file: string, entry: TicketEntry): Promise<void> {
+    const part = this.partOf(file);
+    await writeFile(part, JSON.stringify(entry), { mode: 0o600 });
+    await rename(part, file);
   }
 
   /** A temporary name for a write of `file`: this process's, and this write's (writes may overlap). */

@@ -72,10 +72,6 @@ describe('preloaded modules work frozen', () => {
     expect(() => eager.parse({ a: 'x' })).toThrow(TypeError);
   });
 
-  it('preloads the signal argument schemas (and the zod they import)', () => {
-    expect(WORKFLOW_PRELOAD_MODULES).toEqual([resolve(__dirname, '../../protocol/message-schemas')]);
-  });
-
   it('zod, frozen, still builds and parses schemas', () => {
     const frozen = frozenFresh<typeof import('zod')>('zod');
     const schema = frozen.z.object({ a: frozen.z.string() }).passthrough();
