@@ -7,6 +7,7 @@ import type { AgentTuning } from '../protocol';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createInterface } from 'node:readline';
 import { join, resolve } from 'node:path';
 import { waitUntil } from './wait-until';
 
@@ -79,12 +80,13 @@ export async function startBenchWorker(options: BenchWorkerOptions): Promise<Ben
   const spawnedAt = Date.now();
   const child = spawnWorker(options, dir);
   const output: string[] = [];
-  const collect = (chunk: Buffer) => {
-    output.push(...chunk.toString().split('\n').filter(Boolean));
-    if (output.length > 2000) output.splice(0, output.length - 2000);
-  };
-  child.stdout!.on('data', collect);
-  child.stderr!.on('data', collect);
+  // Line by line per stream: a pipe's chunk need not end at a line's end.
+  for (const stream of [child.stdout!, child.stderr!]) {
+    createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => {
+      if (line) output.push(line);
+      if (output.length > 2000) output.splice(0, output.length - 2000);
+    });
+  }
   const exited = new Promise<void>((done) =>
     child.once('exit', () => {
       rmSync(dir, { recursive: true, force: true });

@@ -18,6 +18,7 @@ import { CLUSTER_VERSIONS, ClusterToolsMissingError, findClusterTools } from '..
 import { bundle, waitFor } from '../support/temporal';
 import { startNativeCluster, type NativeCluster } from '../../chaos/cluster/native-cluster';
 import { scaledTuning } from '../../bench/scaled-tuning';
+import { collectLines } from '../support/output-lines';
 
 const projectRoot = resolve(__dirname, '..', '..');
 const WINDOW_MS = 1000;
@@ -59,9 +60,7 @@ function startWorker(name: string, bundlePath: string): WorkerProcess {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
-  const collect = (chunk: Buffer) => output.push(...chunk.toString().split('\n').filter(Boolean));
-  child.stdout.on('data', collect);
-  child.stderr.on('data', collect);
+  collectLines(child, output);
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
   const worker = { name, child, output, exited };
   workers.push(worker);

@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { waitFor } from '../support/temporal';
+import { collectLines } from '../support/output-lines';
 
 const projectRoot = resolve(__dirname, '..', '..');
 
@@ -21,9 +22,7 @@ export function startWorkerProcess(name: string, env: NodeJS.ProcessEnv): Worker
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
-  const collect = (chunk: Buffer) => output.push(...chunk.toString().split('\n').filter(Boolean));
-  child.stdout.on('data', collect);
-  child.stderr.on('data', collect);
+  collectLines(child, output);
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
   return { name, child, output, exited };
 }

@@ -180,7 +180,12 @@ describe('malformed signals, updates and queries to every amsflow workflow', () 
         signal: 'amsflow.ops',
       }),
     ).toBe(8);
-    const dropped = worker.output.filter((l) => l.includes('dropped, its argument does not fit'));
+    // The worker's log reaches this process through a pipe, after the counter already shows.
+    const droppedLines = () => worker.output.filter((l) => l.includes('dropped, its argument does not fit'));
+    const dropped = await waitFor(
+      'every drop in the worker log',
+      () => droppedLines().length >= sent && droppedLines(),
+    );
     expect(dropped).toHaveLength(sent);
     expect(dropped.join('\n')).not.toContain('"one"');
 

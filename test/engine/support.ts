@@ -12,6 +12,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../simulator';
 import type { AgentTuning } from '../../protocol';
 import { bundle, connectDevServer, devServerAddress, waitFor } from '../support/temporal';
+import { collectLines } from '../support/output-lines';
 
 const projectRoot = resolve(__dirname, '..', '..');
 
@@ -110,9 +111,7 @@ export class Engine {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const output: string[] = [];
-    const collect = (chunk: Buffer) => output.push(...chunk.toString().split('\n').filter(Boolean));
-    child.stdout.on('data', collect);
-    child.stderr.on('data', collect);
+    collectLines(child, output);
     const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
     const proc: WorkerProcess = {
       child,

@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { startSimulator, type RunningSimulator } from '../../simulator';
 import { connectDevServer, devServerAddress, uniqueTaskQueue, waitFor } from '../support/temporal';
+import { collectLines } from '../support/output-lines';
 import { cleanEnv, installConsumer, manifest, sharedTarball, root, run } from './support';
 
 /** The bot of the README's "Writing a bot" section, as written: the first ts block after it. */
@@ -99,9 +100,7 @@ interface ConsumerProcess {
 function startInConsumer(cwd: string, script: string, env: NodeJS.ProcessEnv): ConsumerProcess {
   const child = spawn(process.execPath, [script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const output: string[] = [];
-  const collect = (chunk: Buffer) => output.push(...chunk.toString().split('\n').filter(Boolean));
-  child.stdout.on('data', collect);
-  child.stderr.on('data', collect);
+  collectLines(child, output);
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
   return { child, output, exited };
 }

@@ -13,6 +13,7 @@ import { startSimulator, type RunningSimulator } from '../../simulator';
 import type { AgentConfig } from '../../worker/agents-file';
 import { describeDiff, fleetDiff } from '../../worker/fleet-reload';
 import { devServerAddress, waitFor } from '../support/temporal';
+import { collectLines } from '../support/output-lines';
 
 jest.setTimeout(180_000);
 
@@ -96,9 +97,7 @@ describe('a running worker follows its agents file', () => {
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const collect = (chunk: Buffer) => lines.push(...chunk.toString().split('\n').filter(Boolean));
-    worker.stdout!.on('data', collect);
-    worker.stderr!.on('data', collect);
+    collectLines(worker, lines);
     await waitFor('the worker to run', () => lines.some((l) => l.includes('amsflow: running')), {
       timeoutMs: 90_000,
     });
