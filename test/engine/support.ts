@@ -112,7 +112,8 @@ export class Engine {
     });
     const output: string[] = [];
     collectLines(child, output);
-    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+    // 'close', not 'exit': the output's last lines may still be in the pipe when the process exits.
+    const exited = new Promise<number | null>((done) => child.once('close', (code) => done(code)));
     const proc: WorkerProcess = {
       child,
       output,
