@@ -8,10 +8,10 @@
 import { z } from 'zod';
 
 /**
- * Each schema is built on first use. A reused V8 context gives each workflow run its own copy of
- * the modules, evaluated when the run starts (a handler per message), and zod builds a schema
- * slowly (each binds its methods): built eagerly, these cost every new run about a millisecond,
- * though most runs parse one or two of them.
+ * Each schema is built on first use. The worker preloads this module once per worker thread
+ * (`WORKFLOW_PRELOAD_MODULES`, worker/bundling.ts) and the SDK then freezes what it exports,
+ * deeply; zod caches an object schema's shape on the schema at its first parse, which a frozen
+ * schema refuses. A schema built after the freeze is not frozen (test/worker/preload.test.ts).
  */
 function once<T>(make: () => T): () => T {
   let made: T | undefined;
