@@ -1,8 +1,8 @@
 /**
  * Every inbound message reaches exactly one place, even when a wait ends while a message is
  * being routed to it. The agent runs in a real worker process whose workflow code carries a
- * test interceptor that holds the task routing "echo crossing" for seven seconds (as a busy
- * worker would; TEMPORAL_DEBUG lifts the deadlock guard in that process only). The
+ * test interceptor that holds the task routing "echo crossing" for seven seconds (as a
+ * stalled worker would; TEMPORAL_DEBUG lifts the deadlock guard in that process only). The
  * handlers run on their own task queue in this process, so meanwhile the handler's wait times
  * out and its end reaches the agent after the agent routed the message to that wait.
  */
@@ -115,8 +115,8 @@ describe('routing across a wait that ends', () => {
       async () => {
         const texts = await engine!.sentTexts();
         // The waiter taking the message means no crossing happened: end here and say so below.
-        const tookIt = texts.includes('slowwait got echo crossing');
-        return (tookIt || texts.includes('crossing')) && texts.some((t) => t.startsWith('slowwait got'));
+        if (texts.includes('slowwait got echo crossing')) return true;
+        return texts.includes('crossing') && texts.some((t) => t.startsWith('slowwait got'));
       },
       { timeoutMs: 90_000 },
     ).catch(async (err: Error) => {

@@ -1,9 +1,9 @@
 /**
  * Test-only workflow interceptor: holds the agent's workflow task that receives the page holding
- * "echo crossing" for a given number of seconds of wall-clock time (more than the waiting
- * handler's 4 s, far less than the workflow task timeout), as a busy worker would. Meanwhile a
- * handler's wait can time out and its end reach the agent, so the agent routes the message to a
- * wait that has already ended: the crossing the router must hand back.
+ * "echo crossing" for a given wall-clock time (more than the waiting handler's 4 s, far less
+ * than the workflow task timeout), as a stalled worker would. Meanwhile a handler's wait can time
+ * out and its end reach the agent, so the agent routes the message to a wait that has already
+ * ended: the crossing the router must hand back.
  *
  * The task's thread blocks on `Atomics.wait` rather than spinning a calibrated loop: a count of
  * iterations measured in one process under one load ran shorter than the wait in another (CI saw
@@ -13,7 +13,7 @@
 import type { WorkflowInterceptorsFactory } from '@temporalio/workflow';
 
 /** Blocks the calling thread for `ms` milliseconds of wall-clock time. */
-export function block(ms: number): void {
+function block(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
