@@ -20,7 +20,16 @@ import { MESSAGES_PER_SESSION, botTexts, runSession, type Human, type SessionKin
 import { startClusterStage } from './cluster-stage';
 import { startNemesis, type Nemesis, type NemesisEvent, type NemesisOptions } from './nemesis';
 import { startStage } from './stage';
-import { earlyRetries, served429ByEndpoint, tally, type ChaosVerdict, type Expectation } from './tally';
+import { DEFAULT_UNREAD_GRACE_MS, type Transcript } from '../simulator';
+import {
+  earlyRetries,
+  readLateness,
+  readTicksOf,
+  served429ByEndpoint,
+  tally,
+  type ChaosVerdict,
+  type Expectation,
+} from './tally';
 
 export interface ChaosOptions {
   messages: number;
@@ -34,6 +43,13 @@ export interface ChaosOptions {
   seed?: number;
   /** A step not answered within this long counts as stuck. Default 90000 ms. */
   stepTimeoutMs?: number;
+  /**
+   * The simulator's grace from a message's delivery to its mark-read (simulated ms, at the run's
+   * speed 1 also real ms); a message unread longer is a protocol violation. Default 10000 ms.
+   */
+  unreadGraceMs?: number;
+  /** The largest p95 of the read ticks' lateness after their replies the run accepts. Default 5000 ms. */
+  readLateP95Ms?: number;
   /** Stop writing after this many minutes even if fewer messages were written. */
   minutes?: number;
   /** Keep the database, transcripts and worker output here (see chaos/stage.ts). */
@@ -130,6 +146,8 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
     seed: 1,
     minutes: 60,
     stepTimeoutMs: 90_000,
+    unreadGraceMs: DEFAULT_UNREAD_GRACE_MS,
+    readLateP95Ms: 5000,
     ...given,
   };
   const stopWritingAt = Date.now() + options.minutes * 60_000;
@@ -221,20 +239,26 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
     }
     // A few seconds more, so that a reminder firing twice would show.
     await new Promise((r) => setTimeout(r, 5000));
-    // Every human message marked read in the end (mark-reads retry across kills and outages).
-    const unreadNow = async () => {
-      let n = 0;
-      for (const agent of stage.agents)
-        n += (await stage.sim.control.transcript({ agent })).inbound.filter((m) => !m.markedRead).length;
-      return n;
-    };
-    const readBy = Date.now() + 90_000;
-    while ((await unreadNow()) > 0 && Date.now() < readBy) await new Promise((r) => setTimeout(r, 500));
-    const unread = await unreadNow();
+    // Counted at once: the sessions and the reminders' wait above have waited for everything they
+    // expected, so a message unread now was left unread (a mark-read lagging its reply is what the
+    // read ticks and the simulator's grace measure).
+    const endedAt = Date.now();
+    const transcripts: Record<string, Transcript> = Object.fromEntries(
+      await Promise.all(
+        stage.agents.map(async (a) => [a, await stage.sim.control.transcript({ agent: a })] as const),
+      ),
+    );
+    let unread = 0;
+    let unreadPastGrace = 0;
+    for (const agent of stage.agents) {
+      unread += transcripts[agent].inbound.filter((m) => !m.markedRead).length;
+      unreadPastGrace += transcripts[agent].counts.unreadPastGrace;
+    }
+    const readTicks = stage.agents.flatMap((a) => readTicksOf(a, transcripts[a]));
     // Each message left unread, with what its agent says of its mark-reads and what its
     // statuses requests were answered.
     for (const agent of stage.agents) {
-      const left = (await stage.sim.control.transcript({ agent })).inbound.filter((m) => !m.markedRead);
+      const left = transcripts[agent].inbound.filter((m) => !m.markedRead);
       if (left.length === 0) continue;
       const handle = stage.client.workflow.getHandle(agentWorkflowId(agent));
       const state = await askAgainOnRebuild(() =>
@@ -247,8 +271,25 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
       const answers: Record<string, number> = {};
       for (const l of await stage.sim.control.log(agent))
         if (l.endpoint === 'statuses') answers[l.status] = (answers[l.status] ?? 0) + 1;
+      const ids = left.map((m) => `${m.id}${m.deliveredAt === null ? ' (never delivered)' : ''}`);
       log(
-        `chaos: unread on ${agent}: ${left.map((m) => m.id).join(', ')}; agent ${state}; statuses answered ${JSON.stringify(answers)}`,
+        `chaos: unread on ${agent}: ${ids.join(', ')}; agent ${state}; statuses answered ${JSON.stringify(answers)}`,
+      );
+    }
+    // Each message read late (past the grace, or later than its reply by more than the p95 limit),
+    // with how long after the last kill and restart, for the post-mortem.
+    for (const agent of stage.agents) {
+      for (const m of transcripts[agent].inbound) {
+        const delivered = m.deliveredAt;
+        if (!m.pastGrace || delivered === null) continue;
+        log(
+          `chaos: ${m.id} on ${agent} ${m.readAt === null ? 'still unread' : 'read'} ${(m.readAt ?? endedAt) - delivered} ms after its delivery; ${sinceLast(killedAt, delivered)} after a kill, ${sinceLast(restartedAt, delivered)} after a restart`,
+        );
+      }
+    }
+    for (const t of readTicks.filter((x) => readLateness(x, endedAt) > options.readLateP95Ms)) {
+      log(
+        `chaos: read tick of ${t.messageId} on ${t.agent} ${readLateness(t, endedAt)} ms after its reply; ${sinceLast(killedAt, t.replyAt)} after a kill, ${sinceLast(restartedAt, t.replyAt)} after a restart`,
       );
     }
 
@@ -262,7 +303,7 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
       const sent = await botTexts(stage.sim, agent);
       botTextsByAgent[agent] = sent.map((t) => t.text);
       acceptedAt.push(...sent.map((t) => t.at));
-      const t = await stage.sim.control.transcript({ agent });
+      const t = transcripts[agent];
       overlappingSends += t.counts.overlappingSends;
       status429 += Object.values(t.counts.status429).reduce((a, b) => a + b, 0);
       requests += Object.values(t.counts.requests).reduce((a, b) => a + b, 0);
@@ -329,6 +370,10 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
       injectedReplaced: poll409s.filter((l) => l.fault === 'poll_replaced').length,
       ambiguousInjected: ambiguousKinds(consumed),
       unread,
+      unreadPastGrace,
+      readTicks,
+      endedAt,
+      readLateP95LimitMs: options.readLateP95Ms,
     });
     return {
       options,

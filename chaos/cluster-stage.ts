@@ -59,7 +59,12 @@ export async function startClusterStage(options: StageOptions): Promise<Stage> {
       token: `token-${tag}-${i}-${randomUUID()}`,
       creator: 'user:4242',
     }));
-    const sim = await startSimulator({ port: 0, limits: { windowMs: options.windowMs }, agents });
+    const sim = await startSimulator({
+      port: 0,
+      limits: { windowMs: options.windowMs },
+      agents,
+      unreadGraceMs: options.unreadGraceMs,
+    });
     closers.push(() => sim.close());
     const simUrl = new URL(sim.url);
     const proxies: Record<Link, string[]> = { frontend: [], service: [], postgres: ['postgres'] };

@@ -18,6 +18,8 @@ export const NUMBER_FLAGS = [
   'partition',
   'postgres-every',
   'long-outage',
+  'unread-grace-ms',
+  'read-late-ms',
 ] as const;
 
 /** Flags that stand alone. */

@@ -1,8 +1,11 @@
 /**
- * `npm run chaos -- [--messages N] [--kills K] [--restarts R] [--minutes M] [--seed S]`: the full
- * chaos run (defaults: 1,000 messages, 20 kills, 2 server restarts, 60 minutes at most), on
- * loopback, printing its progress; then the verdict, written also to docs/RELIABILITY.md with the
- * command that reproduces it. Exits 1 when a loss, duplicate, stuck or violation line is not zero.
+ * `npm run chaos -- [--messages N] [--kills K] [--restarts R] [--minutes M] [--seed S]
+ * [--unread-grace-ms G] [--read-late-ms L]`: the full chaos run (defaults: 1,000 messages, 20
+ * kills, 2 server restarts, 60 minutes at most), on loopback, printing its progress; then the
+ * verdict, written also to docs/RELIABILITY.md with the command that reproduces it. Exits 1 when a loss, duplicate, stuck, unread or violation line is
+ * not zero (a message unread `--unread-grace-ms` after its delivery, default 10000, is a
+ * violation), or when the read ticks come, at p95, more than `--read-late-ms` (default 5000) after
+ * the replies that quote their messages.
  *
  * `npm run chaos -- --cluster [...]`: the same on the native PostgreSQL cluster behind toxiproxy
  * (chaos/cluster-stage.ts, chaos/nemesis.ts); defaults: 10,000 messages, 100 kills, 5 server
@@ -19,6 +22,7 @@ import { runChaos, type ChaosOptions } from './chaos';
 import { printChaos, writeChaosReport, writeClusterChaosReport } from './report';
 import { flagProblem, type NUMBER_FLAGS } from './flags';
 import { clean } from './tally';
+import { DEFAULT_UNREAD_GRACE_MS } from '../simulator';
 
 /** A number flag's value (checked by `flagProblem` before the run starts). */
 function option(name: (typeof NUMBER_FLAGS)[number], fallback: number): number {
@@ -59,6 +63,10 @@ async function main(): Promise<void> {
     // On the cluster a step may meet a 35-s outage, a kill and the poll's 30-s backoff in a row.
     stepTimeoutMs: option('step-timeout', cluster ? 180 : 90) * 1000,
     workers: option('workers', 2),
+    // A message unread this long after its delivery is a protocol violation (the simulator counts it).
+    unreadGraceMs: option('unread-grace-ms', DEFAULT_UNREAD_GRACE_MS),
+    // The run fails when its read ticks come, at p95, more than this long after their replies.
+    readLateP95Ms: option('read-late-ms', 5000),
     ...(cluster ? { cluster: clusterOptions() } : {}),
     ...(process.env.AMSFLOW_CHAOS_KEEP ? { keepDir: process.env.AMSFLOW_CHAOS_KEEP } : {}),
     log: (line) => console.log(`[chaos ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}`),

@@ -10,13 +10,17 @@ export const CHAOS_START = '<!-- chaos:start (written by npm run chaos) -->';
 export const CHAOS_END = '<!-- chaos:end -->';
 
 /** How many of {@link chaosLines} come first and must be zero (the verdict proper). */
-export const MUST_BE_ZERO = 12;
+export const MUST_BE_ZERO = 13;
+
+/** The line after the zero lines: its p95 must stay within the run's limit (`readLateP95Ms`). */
+export const READ_TICKS_LINE = 'read ticks later than their reply: count, p95 / max ms';
 
 /** The verdict's lines: what must be zero, then the figures beside them. */
 export function chaosLines(r: ChaosResult): [string, string | number][] {
   const v = r.verdict;
   const rec = r.recoveryMs.filter(Number.isFinite).sort((a, b) => a - b);
   const pct = (p: number) => (rec.length ? rec[Math.min(rec.length - 1, Math.floor(p * rec.length))] : NaN);
+  const late = v.readTicksLate;
   return [
     ['messages lost', v.lost],
     ['sends duplicated (a reply, confirmation or question twice)', v.duplicated],
@@ -25,11 +29,13 @@ export function chaosLines(r: ChaosResult): [string, string | number][] {
     ['reminders fired 2 times', v.remindersFiredTwice],
     ['approvals resolved twice', v.approvalsResolvedTwice],
     ['approvals never resolved', v.approvalsUnresolved],
-    ['human messages never marked read', v.unread],
+    ['human messages unread at the end', v.unread],
     ['protocol: overlapping sends', v.violations.overlappingSends],
     ['protocol: concurrent polls (409s not injected)', v.violations.concurrentPolls],
     ['protocol: 429s served by the limiter (not injected)', v.violations.served429],
     ['protocol: requests sooner than allowed after a 429', v.violations.retriesTooSoon],
+    ['protocol: messages left unread past the grace', v.violations.unreadPastGrace],
+    [READ_TICKS_LINE, `${late.count}, ${late.p95Ms} / ${late.maxMs}`],
     ['ambiguous sends surfaced (AmbiguousSend reported, not lost)', v.ambiguousSurfaced],
     ['replies given up after the retries (SendRejected reported)', v.rejectedSurfaced],
     ['faults injected that leave a send ambiguous', v.ambiguousInjected],
@@ -48,6 +54,11 @@ export function chaosLines(r: ChaosResult): [string, string | number][] {
   ];
 }
 
+/** The read check's settings, for the set-up line: what "past the grace" and "too late" meant. */
+function readLimits(r: ChaosResult): string {
+  return `a message unread more than ${r.options.unreadGraceMs} ms after its delivery counted as a violation, the read ticks' p95 allowed up to ${r.options.readLateP95Ms} ms after their replies`;
+}
+
 export function printChaos(r: ChaosResult): void {
   console.table(Object.fromEntries(chaosLines(r)));
   console.log('faults injected (met by a request):', r.faultsInjected);
@@ -59,7 +70,7 @@ export function printChaos(r: ChaosResult): void {
 export async function writeChaosReport(path: string, r: ChaosResult, command: string): Promise<void> {
   const body = [
     `- **Command:** \`${command}\`, finished ${new Date().toISOString()}, seed ${r.options.seed}`,
-    `- **Set-up:** ${r.options.workers} worker processes for ${r.options.agents} agents, the simulator's window ${r.options.windowMs} ms (the spec's minute scaled), about ${Math.round(r.options.faultShare * 100)} % of requests faulted`,
+    `- **Set-up:** ${r.options.workers} worker processes for ${r.options.agents} agents, the simulator's window ${r.options.windowMs} ms (the spec's minute scaled), about ${Math.round(r.options.faultShare * 100)} % of requests faulted, ${readLimits(r)}`,
     '',
     '| line | figure |',
     '| --- | --- |',
@@ -82,10 +93,16 @@ const RUNS_HEADER = [
   '| --- | --- | --- | --- | --- |',
 ];
 
-/** The verdict lines that are not zero, as the runs table shows what a run found ("clean" if none). */
+/**
+ * The verdict lines that are not zero, and the read ticks' p95 when over its limit, as the runs
+ * table shows what a run found ("clean" if none).
+ */
 export function nonZeroLines(r: ChaosResult): string {
   const zeroLines = chaosLines(r).slice(0, MUST_BE_ZERO);
   const found = zeroLines.filter(([, v]) => v !== 0).map(([k, v]) => `${k}: ${v}`);
+  const late = r.verdict.readTicksLate;
+  if (late.p95Ms > late.limitMs)
+    found.push(`read ticks later than their reply: p95 ${late.p95Ms} ms, over the ${late.limitMs}-ms limit`);
   return found.length === 0 ? 'clean: every line 0' : found.join('; ');
 }
 
@@ -112,7 +129,7 @@ export async function writeClusterChaosReport(path: string, r: ChaosResult, comm
   const finished = new Date().toISOString();
   const body = [
     `- **Command:** \`${command}\`, finished ${finished}, seed ${o.seed}`,
-    `- **Set-up:** the native cluster (PostgreSQL, the Temporal server built from its Go module), ${o.workers} worker processes for ${o.agents} agents, each worker's links to the Temporal frontend and the service and the server's link to PostgreSQL through toxiproxy; the simulator's window ${o.windowMs} ms (the spec's minute scaled), about ${Math.round(o.faultShare * 100)} % of the service's answers faulted`,
+    `- **Set-up:** the native cluster (PostgreSQL, the Temporal server built from its Go module), ${o.workers} worker processes for ${o.agents} agents, each worker's links to the Temporal frontend and the service and the server's link to PostgreSQL through toxiproxy; the simulator's window ${o.windowMs} ms (the spec's minute scaled), about ${Math.round(o.faultShare * 100)} % of the service's answers faulted, ${readLimits(r)}`,
     '',
     '| line | figure |',
     '| --- | --- |',

@@ -20,6 +20,8 @@ export interface StageOptions {
   agents: number;
   workers: number;
   windowMs: number;
+  /** The simulator's grace from a message's delivery to its mark-read (simulated ms). */
+  unreadGraceMs?: number;
   workflowBundle: string;
   /** Keep the Temporal database, the service's transcripts and the workers' output here. */
   keepDir?: string;
@@ -59,7 +61,12 @@ export async function startStage(options: StageOptions): Promise<Stage> {
     token: `token-${tag}-${i}-${randomUUID()}`,
     creator: 'user:4242',
   }));
-  const sim = await startSimulator({ port: 0, limits: { windowMs: options.windowMs }, agents });
+  const sim = await startSimulator({
+    port: 0,
+    limits: { windowMs: options.windowMs },
+    agents,
+    unreadGraceMs: options.unreadGraceMs,
+  });
   const taskQueue = `chaos-${tag}`;
   const workerOptions = {
     temporalAddress: server.address,

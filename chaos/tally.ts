@@ -1,9 +1,10 @@
 /**
  * The chaos run's verdict, pure: from what each scripted session expected and what the service
- * recorded (the bot's accepted messages, the request log, what was marked read), the lines the
- * run prints and must keep at zero — lost, duplicated, stuck, reminders fired 0 or 2 times,
- * approvals resolved twice or never, messages never marked read, protocol violations — and the
- * figures beside them.
+ * recorded (the bot's accepted messages, the request log, what was marked read and when), the
+ * lines the run prints and must keep at zero — lost, duplicated, stuck, reminders fired 0 or 2
+ * times, approvals resolved twice or never, messages unread at the end, protocol violations
+ * (messages left unread past the service's grace among them) — the read ticks later than their
+ * reply, whose p95 must stay under a limit, and the figures beside them.
  */
 
 /** One bot message a session waited for, and what became of it. */
@@ -60,8 +61,46 @@ export interface ChaosFacts {
   injectedReplaced: number;
   /** Faults injected that make a send's outcome unknown (500 after accept, drops, bad JSON). */
   ambiguousInjected: number;
-  /** Human messages the agent had not marked read at the end of the run. */
+  /** Human messages the agent had not marked read at the end of the run (counted at once, no wait). */
   unread: number;
+  /** Messages the service counted as delivered and then unread longer than its grace. */
+  unreadPastGrace: number;
+  /** Every bot reply quoting a human message, with when that message was marked read. */
+  readTicks: ReadTick[];
+  /** Real epoch ms the run was counted at: a message still unread is late until then. */
+  endedAt: number;
+  /** The largest p95 of the read ticks' lateness the run accepts, ms. */
+  readLateP95LimitMs: number;
+}
+
+/** A bot reply quoting a human message, and the moment that message was marked read. */
+export interface ReadTick {
+  agent: string;
+  /** The human message the reply quotes (`context.message_id`). */
+  messageId: string;
+  /** Real epoch ms the service accepted the reply. */
+  replyAt: number;
+  /** Real epoch ms the agent marked the message read; null while unread. */
+  readAt: number | null;
+}
+
+/** The part of the service's transcript (simulator/control-client.ts) the read ticks come from. */
+export interface ReadTickTranscript {
+  sent: { body: Record<string, unknown>; realAt: number }[];
+  inbound: { id: string; readAt: number | null }[];
+}
+
+/** How the read ticks compare with their replies. */
+export interface ReadTicksLate {
+  /** Replies quoting a human message (each one a read tick measured). */
+  measured: number;
+  /** Read ticks later than their reply (still unread at the end included). */
+  count: number;
+  /** Lateness over every measured reply (0 for a read at or before its reply), ms. */
+  p95Ms: number;
+  maxMs: number;
+  /** The largest p95 the run accepts, ms. */
+  limitMs: number;
 }
 
 export interface ChaosVerdict {
@@ -76,13 +115,16 @@ export interface ChaosVerdict {
   /** Replies given up after the spec's retries of 429/503, the handler told (SendRejected). */
   rejectedSurfaced: number;
   ambiguousInjected: number;
-  /** Human messages never marked read. */
+  /** Human messages not marked read at the end of the run. */
   unread: number;
+  readTicksLate: ReadTicksLate;
   violations: {
     overlappingSends: number;
     concurrentPolls: number;
     served429: number;
     retriesTooSoon: number;
+    /** Messages delivered and then left unread longer than the service's grace. */
+    unreadPastGrace: number;
   };
 }
 
@@ -119,12 +161,57 @@ export function tally(facts: ChaosFacts): ChaosVerdict {
     rejectedSurfaced: surfacedAs('SendRejected'),
     ambiguousInjected: facts.ambiguousInjected,
     unread: facts.unread,
+    readTicksLate: readTicksLate(facts.readTicks, facts.endedAt, facts.readLateP95LimitMs),
     violations: {
       overlappingSends: facts.overlappingSends,
       concurrentPolls: Math.max(0, facts.replacedPolls - facts.injectedReplaced),
       served429: Math.max(0, facts.status429 - facts.injected429),
       retriesTooSoon: retriesTooSoon(facts.log),
+      unreadPastGrace: facts.unreadPastGrace,
     },
+  };
+}
+
+/**
+ * The read ticks of one agent's transcript: each reply whose `context.message_id` names a human
+ * message of the chat, with when that message was marked read. (A reply quoting the bot's own
+ * message, or nothing, measures nothing.)
+ */
+export function readTicksOf(agent: string, transcript: ReadTickTranscript): ReadTick[] {
+  const readAt = new Map(transcript.inbound.map((m) => [m.id, m.readAt]));
+  return transcript.sent.flatMap((s) => {
+    const context = s.body.context;
+    const messageId =
+      typeof context === 'object' && context !== null
+        ? (context as { message_id?: unknown }).message_id
+        : undefined;
+    if (typeof messageId !== 'string' || !readAt.has(messageId)) return [];
+    return [{ agent, messageId, replyAt: s.realAt, readAt: readAt.get(messageId) ?? null }];
+  });
+}
+
+/**
+ * How long after its reply a message was marked read, ms: 0 when it was read first (as it should
+ * be: the human sees the read tick before the answer); a message still unread is late until
+ * `endedAt`.
+ */
+export function readLateness(tick: ReadTick, endedAt: number): number {
+  return Math.max(0, (tick.readAt ?? endedAt) - tick.replyAt);
+}
+
+/** The read ticks later than their replies: how many, and the p95 and largest lateness of all. */
+export function readTicksLate(ticks: readonly ReadTick[], endedAt: number, limitMs: number): ReadTicksLate {
+  const lateness = ticks.map((t) => readLateness(t, endedAt)).sort((a, b) => a - b);
+  // Nearest rank, as the report's recovery percentiles.
+  const p95Ms = lateness.length
+    ? lateness[Math.min(lateness.length - 1, Math.floor(0.95 * lateness.length))]
+    : 0;
+  return {
+    measured: lateness.length,
+    count: lateness.filter((ms) => ms > 0).length,
+    p95Ms,
+    maxMs: lateness.at(-1) ?? 0,
+    limitMs,
   };
 }
 
@@ -176,7 +263,10 @@ export function retriesTooSoon(log: LogLine[]): number {
   return earlyRetries(log).length;
 }
 
-/** True when every loss, duplicate, stuck and violation line is zero. */
+/**
+ * True when every loss, duplicate, stuck, unread and violation line is zero and the read ticks'
+ * p95 lateness is within its limit.
+ */
 export function clean(v: ChaosVerdict): boolean {
   return (
     v.lost === 0 &&
@@ -187,6 +277,7 @@ export function clean(v: ChaosVerdict): boolean {
     v.approvalsResolvedTwice === 0 &&
     v.approvalsUnresolved === 0 &&
     v.unread === 0 &&
+    v.readTicksLate.p95Ms <= v.readTicksLate.limitMs &&
     Object.values(v.violations).every((n) => n === 0)
   );
 }

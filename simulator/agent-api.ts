@@ -107,7 +107,12 @@ export class AgentApi {
     if (endpoint && answer.status === 429) agent.status429[endpoint] += 1;
     const code = (answer.body as { error?: { code?: number } } | undefined)?.error?.code;
     log(endpoint, answer.status, code, answer);
-    this.write(res, answer);
+    const written = this.write(res, answer);
+    // Only a page the agent was sent delivers its messages; a fault in its place (malformed
+    // JSON, a 500, a drop) or a client gone before the answer delivers nothing.
+    if (written && answer.status === 200 && answer.delivered?.length) {
+      this.platform.markDelivered(agent, answer.delivered);
+    }
   }
 
   private sendStarted(agent: AgentState): void {
@@ -216,8 +221,9 @@ export class AgentApi {
     return { status: err.status, body: errorBody(err), headers: err.headers };
   }
 
-  private write(res: ServerResponse, answer: Answer): void {
-    if (res.headersSent || res.destroyed) return;
+  /** Writes the answer; false when the connection was gone (nothing was sent). */
+  private write(res: ServerResponse, answer: Answer): boolean {
+    if (res.headersSent || res.destroyed) return false;
     if (answer.raw) {
       res.writeHead(answer.status, {
         'content-type': answer.raw.contentType,
@@ -231,6 +237,7 @@ export class AgentApi {
     } else {
       sendJson(res, answer.status, answer.body, answer.headers);
     }
+    return true;
   }
 }
 

@@ -33,6 +33,11 @@ export interface Answer {
   injected?: Fault['kind'];
   /** A poll replaced by a request its client had closed (kept in the request log). */
   replacedByAbandoned?: true;
+  /**
+   * A page of GET /updates: the ids of the inbound messages on it, delivered once the page is
+   * written as it is (not when a fault replaces or drops it).
+   */
+  delivered?: string[];
 }
 
 /** An authenticated request, routed, with its body read. */
@@ -94,7 +99,10 @@ export function agentEndpoints(platform: Platform): Record<Endpoint, Handler> {
       );
       switch (outcome.kind) {
         case 'entries':
-          return ok(updatePage(agent, outcome.entries, offset));
+          return {
+            ...ok(updatePage(agent, outcome.entries, offset)),
+            delivered: outcome.entries.flatMap((e) => (e.kind === 'message' ? [e.message.id] : [])),
+          };
         case 'replaced': {
           const err = new ApiError(
             409,

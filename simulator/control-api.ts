@@ -13,6 +13,7 @@ import { serveMedia, uploadHumanMedia } from './control-media';
 import { epochSeconds, type Platform } from './platform';
 import type { Conversation, Transcript } from './control-client';
 import { requestTotals, type AgentState, type SentRecord } from './state';
+import { pastGrace, unreadCounts } from './unread-grace';
 import {
   ClockRequestSchema,
   FaultRequestSchema,
@@ -146,7 +147,13 @@ export class ControlApi {
     ],
     [/^\/transcript$/, { GET: async (_req, _res, url) => this.transcript(this.agentOf(url)) }],
     [/^\/log$/, { GET: async (_req, _res, url) => this.agentOf(url).log }],
-    [/^\/totals$/, { GET: async () => requestTotals(this.platform.agents) }],
+    [
+      /^\/totals$/,
+      {
+        GET: async () =>
+          requestTotals(this.platform.agents, this.platform.clock.now(), this.platform.options.unreadGraceMs),
+      },
+    ],
     [
       /^\/faults$/,
       {
@@ -225,6 +232,8 @@ export class ControlApi {
   }
 
   private transcript(agent: AgentState): Transcript {
+    const now = this.platform.clock.now();
+    const graceMs = this.platform.options.unreadGraceMs;
     return {
       sent: agent.sent.map((s) => ({
         id: s.id,
@@ -241,6 +250,11 @@ export class ControlApi {
         type: r.type,
         markedRead: r.markedRead,
         offset: r.offset,
+        deliveredAt: r.deliveredAt ?? null,
+        deliveredSimAt: r.deliveredSimAt ?? null,
+        readAt: r.readAt ?? null,
+        readSimAt: r.readSimAt ?? null,
+        pastGrace: pastGrace(r, now, graceMs),
       })),
       polling: agent.poll !== null,
       counts: {
@@ -248,6 +262,7 @@ export class ControlApi {
         status429: { ...agent.status429 },
         accepted: agent.accepted,
         overlappingSends: agent.overlappingSends,
+        ...unreadCounts(agent.inbound, now, graceMs),
       },
     };
   }

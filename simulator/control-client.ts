@@ -1,4 +1,5 @@
-import type { RequestTotals, SentRecord } from './state';
+import type { InboundRecord, RequestTotals, SentRecord } from './state';
+import type { UnreadCounts } from './unread-grace';
 import type { Endpoint, Fault, ReceiptStatus } from './wire';
 
 /** A message from the human, as `POST /_control/human` takes it (without from/id/timestamp). */
@@ -43,9 +44,18 @@ export type TranscriptSent = Pick<
   read: boolean;
 };
 
+/**
+ * A message from the human as the transcript shows it, with the read check's moments
+ * (unread-grace.ts): first returned in a 200 page of GET /updates, and marked read; `...At` in real
+ * epoch ms (comparable with a send's `realAt`), `...SimAt` in simulated ms, null until then.
+ * `pastGrace`: delivered and unread longer than `unreadGraceMs` (read late, or still unread).
+ */
+export type TranscriptInbound = Pick<InboundRecord, 'id' | 'type' | 'markedRead' | 'offset'> &
+  Record<'deliveredAt' | 'deliveredSimAt' | 'readAt' | 'readSimAt', number | null> & { pastGrace: boolean };
+
 export interface Transcript {
   sent: TranscriptSent[];
-  inbound: { id: string; type: string; markedRead: boolean; offset: number }[];
+  inbound: TranscriptInbound[];
   /** A long poll of the agent is waiting right now. */
   polling: boolean;
   counts: {
@@ -54,7 +64,7 @@ export interface Transcript {
     accepted: number;
     /** Sends that arrived while another send of the agent was still being answered. */
     overlappingSends: number;
-  };
+  } & UnreadCounts;
 }
 
 export interface LogEntry {
@@ -169,7 +179,7 @@ export class SimulatorControl {
     return this.call('GET', '/transcript', { agent: agentName(agent) });
   }
 
-  /** Every agent's request counters summed, and how many agents reached each endpoint (no agent selection). */
+  /** Every agent's request counters and unread counts summed, and how many agents reached each endpoint. */
   totals(): Promise<RequestTotals> {
     return this.call('GET', '/totals');
   }

@@ -24,11 +24,13 @@ export {
   type Conversation,
   type ConversationEntry,
   type Transcript,
+  type TranscriptInbound,
   type TranscriptSent,
   type LogEntry,
   type FaultRequest,
   type PendingFaultInfo,
 } from './control-client';
 export type { RequestTotals } from './state';
+export { DEFAULT_UNREAD_GRACE_MS, type UnreadCounts } from './unread-grace';
 export type { Endpoint, Fault, FaultKind, ReceiptStatus } from './wire';
 export { ENDPOINTS, MESSAGING_PRODUCT, OBJECT } from './wire';

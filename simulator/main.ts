@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_AGENT, startSimulator } from './index';
 
 const USAGE =
-  'usage: npm run simulator -- [--port <p>] [--host <h>] [--token <t>] [--creator <user:id>] [--creator-name <n>] [--speed <N>] [--window-ms <N>] [--allowed-host <name>]...';
+  'usage: npm run simulator -- [--port <p>] [--host <h>] [--token <t>] [--creator <user:id>] [--creator-name <n>] [--speed <N>] [--window-ms <N>] [--unread-grace-ms <N>] [--allowed-host <name>]...';
 
 function num(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -22,6 +22,7 @@ async function run(): Promise<void> {
       'creator-name': { type: 'string' },
       speed: { type: 'string' },
       'window-ms': { type: 'string' },
+      'unread-grace-ms': { type: 'string' },
       'allowed-host': { type: 'string', multiple: true },
       help: { type: 'boolean' },
     },
@@ -46,6 +47,7 @@ async function run(): Promise<void> {
     ],
     clock: { speed: num('speed', values.speed) },
     limits: windowMs === undefined ? undefined : { windowMs },
+    unreadGraceMs: num('unread-grace-ms', values['unread-grace-ms']),
   });
   process.stdout.write(`${JSON.stringify({ url: sim.url, token: sim.token, chat: sim.chat })}\n`);
   const stop = (): void => {

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import type { ClockOptions } from './clock';
 import { allowedHostProblem } from '../core/local-request';
+import { DEFAULT_UNREAD_GRACE_MS } from './unread-grace';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -72,6 +73,12 @@ export interface SimulatorOptions {
   retryAfter?: boolean;
   /** Receipt timing. */
   receipts?: SimulatorReceiptOptions;
+  /**
+   * Simulated ms an inbound message may stay unread after it was delivered (first returned in a
+   * 200 page of GET /updates) before it counts as a protocol violation (`unreadPastGrace` in the
+   * transcript and the totals). Default 10000.
+   */
+  unreadGraceMs?: number;
   /** Simulated clock: speed factor and real-time source. */
   clock?: ClockOptions;
   /** Long-poll timeouts. */
@@ -103,6 +110,7 @@ export interface ResolvedOptions {
   limits: SimulatorLimits;
   retryAfter: boolean;
   receipts: { deliveredAfterMs: number; readAfterMs: number | null };
+  unreadGraceMs: number;
   clock: ClockOptions;
   longPoll: { defaultSeconds: number; maxSeconds: number };
   retentionMs: number;
@@ -196,6 +204,7 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
     limits,
     retryAfter: options.retryAfter ?? true,
     receipts: { deliveredAfterMs, readAfterMs },
+    unreadGraceMs: positive('unreadGraceMs', options.unreadGraceMs ?? DEFAULT_UNREAD_GRACE_MS, true),
     clock: options.clock ?? {},
     longPoll,
     retentionMs: positive('retentionMs', options.retentionMs ?? 30 * DAY_MS),

@@ -147,9 +147,29 @@ export class Platform {
       throw badRequest(ErrorCode.invalidValue, `message ${messageId} is not an inbound message of this chat`);
     if (!record.markedRead) {
       record.markedRead = true;
+      record.readSimAt = this.clock.now();
+      record.readAt = Date.now();
       agent.changed();
     }
     if (typing) this.setTyping(agent, true);
+  }
+
+  /**
+   * The messages `ids` went out to the agent in a 200 page of GET /updates: the first time a
+   * message does is its delivery, from which the read check (unread-grace.ts) counts. Later pages
+   * showing it again (a replay) do not move it.
+   */
+  markDelivered(agent: AgentState, ids: readonly string[]): void {
+    let first = false;
+    for (const id of ids) {
+      const record = agent.inboundById.get(id);
+      if (!record || record.deliveredSimAt !== undefined) continue;
+      record.deliveredSimAt = this.clock.now();
+      record.deliveredAt = Date.now();
+      first = true;
+    }
+    // Announced like any change, so the state file keeps the moment.
+    if (first) agent.changed();
   }
 
   private setTyping(agent: AgentState, on: boolean): void {

@@ -1,7 +1,8 @@
 /**
  * The simulator's state on disk (`SimulatorOptions.stateFile`), so that `npm start` resumes the
  * same conversation: per agent the update buffer with its sequence counter, the sent and inbound
- * records (receipts, read state), and the media items (metadata in the JSON, bytes in files of
+ * records (receipts, read state, when each inbound message was delivered and read, so the read
+ * check goes on across a restart), and the media items (metadata in the JSON, bytes in files of
  * their own named by SHA-256, in `<state file without .json>-media/`).
  *
  * Not kept: the request log, pending faults, request counters, rate-limit windows and the typing

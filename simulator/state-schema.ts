@@ -61,6 +61,11 @@ const InboundRecordSchema = z.object({
   markedRead: z.boolean(),
   offset: int.nonnegative(),
   message: InboundMessageSchema,
+  // The read check's moments (unread-grace.ts); optional: files written before it lack them.
+  deliveredSimAt: z.number().optional(),
+  deliveredAt: z.number().optional(),
+  readSimAt: z.number().optional(),
+  readAt: z.number().optional(),
 });
 
 const MediaMetaSchema = z.object({

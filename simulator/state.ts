@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { CancelTimer } from './clock';
 import type { ResolvedOptions } from './options';
+import { unreadCounts, type UnreadCounts } from './unread-grace';
 import {
   ENDPOINTS,
   type Endpoint,
@@ -41,6 +42,15 @@ export interface InboundRecord {
   markedRead: boolean;
   offset: number;
   message: InboundMessage;
+  /**
+   * When the simulator first returned it in a 200 page of GET /updates (simulated and real epoch
+   * ms); absent while no page has carried it. The read check (unread-grace.ts) starts there.
+   */
+  deliveredSimAt?: number;
+  deliveredAt?: number;
+  /** When the agent marked it read (simulated and real epoch ms); absent while unread. */
+  readSimAt?: number;
+  readAt?: number;
 }
 
 export interface MediaRecord {
@@ -151,8 +161,11 @@ export class AgentState {
   }
 }
 
-/** What `GET /_control/totals` answers: every agent's request counters, summed. */
-export interface RequestTotals {
+/**
+ * What `GET /_control/totals` answers: every agent's request counters, summed, and their messages
+ * left unread (unread-grace.ts), summed.
+ */
+export interface RequestTotals extends UnreadCounts {
   /** Agents served. */
   agents: number;
   /** Per endpoint: requests of all agents (since their last reset), and how many agents made one at least. */
@@ -161,19 +174,31 @@ export interface RequestTotals {
   polling: number;
 }
 
-/** Sums `agents`' request counters (one pass; cheap for 10,000 agents, unlike 10,000 transcripts). */
-export function requestTotals(agents: readonly AgentState[]): RequestTotals {
+/**
+ * Sums `agents`' request counters and unread counts at simulated time `now` with the grace
+ * `unreadGraceMs` (one pass; cheap for 10,000 agents, unlike 10,000 transcripts).
+ */
+export function requestTotals(
+  agents: readonly AgentState[],
+  now: number,
+  unreadGraceMs: number,
+): RequestTotals {
   const endpoints = Object.fromEntries(ENDPOINTS.map((e) => [e, { requests: 0, agents: 0 }])) as Record<
     Endpoint,
     { requests: number; agents: number }
   >;
   let polling = 0;
+  let unreadPastGrace = 0;
+  let unreadDelivered = 0;
   for (const agent of agents) {
     for (const e of ENDPOINTS) {
       endpoints[e].requests += agent.requests[e];
       if (agent.requests[e] > 0) endpoints[e].agents++;
     }
     if (agent.poll !== null) polling++;
+    const unread = unreadCounts(agent.inbound, now, unreadGraceMs);
+    unreadPastGrace += unread.unreadPastGrace;
+    unreadDelivered += unread.unreadDelivered;
   }
-  return { agents: agents.length, endpoints, polling };
+  return { agents: agents.length, endpoints, polling, unreadPastGrace, unreadDelivered };
 }

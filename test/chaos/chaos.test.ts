@@ -2,7 +2,9 @@
  * The reduced chaos run (the full one is `npm run chaos`): 2 worker processes for 3 agents,
  * about 150 human messages (echo, signups, reminders, approvals, photos), 5 worker SIGKILLs, one
  * restart of the Temporal server on the same data, about 5 % of requests faulted. Every loss,
- * duplicate, stuck and protocol-violation line is zero.
+ * duplicate, stuck, unread and protocol-violation line is zero (a message left unread past the
+ * simulator's grace is a violation), and the read ticks come before their replies (p95 within the
+ * run's limit).
  */
 import { runChaos } from '../../chaos/chaos';
 import { chaosLines } from '../../chaos/report';
@@ -39,7 +41,16 @@ it('keeps every promise through kills, a server restart and injected faults', as
     remindersFiredTwice: 0,
     approvalsResolvedTwice: 0,
     approvalsUnresolved: 0,
-    violations: { overlappingSends: 0, concurrentPolls: 0, served429: 0, retriesTooSoon: 0 },
+    unread: 0,
+    violations: {
+      overlappingSends: 0,
+      concurrentPolls: 0,
+      served429: 0,
+      retriesTooSoon: 0,
+      unreadPastGrace: 0,
+    },
   });
+  // Marked read before the replies that quote them, at p95 within the run's limit.
+  expect(result.verdict.readTicksLate.p95Ms).toBeLessThanOrEqual(result.verdict.readTicksLate.limitMs);
   expect(result.verdict.ambiguousSurfaced).toBeLessThanOrEqual(result.verdict.ambiguousInjected);
 });

@@ -80,7 +80,15 @@ it('keeps every promise on the cluster through kills, a restart, database outage
     approvalsResolvedTwice: 0,
     approvalsUnresolved: 0,
     unread: 0,
-    violations: { overlappingSends: 0, concurrentPolls: 0, served429: 0, retriesTooSoon: 0 },
+    violations: {
+      overlappingSends: 0,
+      concurrentPolls: 0,
+      served429: 0,
+      retriesTooSoon: 0,
+      unreadPastGrace: 0,
+    },
   });
+  // Marked read before the replies that quote them, at p95 within the run's limit.
+  expect(result.verdict.readTicksLate.p95Ms).toBeLessThanOrEqual(result.verdict.readTicksLate.limitMs);
   expect(result.verdict.ambiguousSurfaced).toBeLessThanOrEqual(result.verdict.ambiguousInjected);
 });

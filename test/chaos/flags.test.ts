@@ -5,6 +5,7 @@ describe("the chaos command's flags", () => {
     expect(flagProblem([])).toBeUndefined();
     expect(flagProblem(['--cluster', '--agents', '12', '--minutes', '100'])).toBeUndefined();
     expect(flagProblem(['--messages', '2500', '--seed', '3', '--cluster'])).toBeUndefined();
+    expect(flagProblem(['--unread-grace-ms', '2000', '--read-late-ms', '3000'])).toBeUndefined();
   });
 
   it('refuses a flag it does not know, naming it and the known ones', () => {

@@ -8,7 +8,18 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ChaosResult } from '../../chaos/chaos';
-import { CHAOS_END, CHAOS_START, CLUSTER_END, CLUSTER_START, RUNS_END, RUNS_START } from '../../chaos/report';
+import {
+  CHAOS_END,
+  CHAOS_START,
+  chaosLines,
+  CLUSTER_END,
+  CLUSTER_START,
+  MUST_BE_ZERO,
+  nonZeroLines,
+  READ_TICKS_LINE,
+  RUNS_END,
+  RUNS_START,
+} from '../../chaos/report';
 
 /**
  * Calls a writer of chaos/report.ts in a Node process of its own, as `npm run chaos` does
@@ -40,7 +51,14 @@ const verdict = {
   rejectedSurfaced: 0,
   ambiguousInjected: 3,
   unread: 0,
-  violations: { overlappingSends: 0, concurrentPolls: 0, served429: 0, retriesTooSoon: 0 },
+  readTicksLate: { measured: 40, count: 2, p95Ms: 0, maxMs: 1500, limitMs: 5000 },
+  violations: {
+    overlappingSends: 0,
+    concurrentPolls: 0,
+    served429: 0,
+    retriesTooSoon: 0,
+    unreadPastGrace: 0,
+  },
 };
 
 function result(over: Partial<ChaosResult> = {}): ChaosResult {
@@ -56,6 +74,8 @@ function result(over: Partial<ChaosResult> = {}): ChaosResult {
       seed: 1,
       minutes: 10,
       stepTimeoutMs: 90_000,
+      unreadGraceMs: 10_000,
+      readLateP95Ms: 5000,
     },
     verdict,
     messagesWritten: 100,
@@ -132,7 +152,10 @@ it('adds each cluster run on top of the runs table, keeping the earlier ones and
   expect(last).toContain('`second`');
   expect(last).not.toContain('`first`');
   expect(last).not.toContain('No run yet.');
-  expect(last).toMatch(/human messages never marked read\s*\| 0/);
+  expect(last).toMatch(/human messages unread at the end\s*\| 0/);
+  expect(last).toMatch(/protocol: messages left unread past the grace\s*\| 0/);
+  expect(last).toMatch(/read ticks later than their reply: count, p95 \/ max ms\s*\| 2, 0 \/ 1500/);
+  expect(last).toContain('a message unread more than 10000 ms after its delivery counted as a violation');
   expect(last).toMatch(/fault met: PostgreSQL long outage \(crash\)\s*\| 1/);
   // The dev-server run's section is untouched.
   expect(text).toContain('the dev-server run');
@@ -148,4 +171,33 @@ it('leaves the cluster sections alone when the dev-server run writes its own', a
   expect(cluster(after)).toBe(cluster(before));
   expect(after).not.toContain('the dev-server run');
   expect(after).toContain('`dev`');
+});
+
+describe('the verdict lines', () => {
+  it('must be zero for unread messages and messages left unread past the grace, then show the read ticks', () => {
+    const lines = chaosLines(result());
+    const zero = lines.slice(0, MUST_BE_ZERO).map(([k]) => k);
+    expect(zero).toContain('human messages unread at the end');
+    expect(zero).toContain('protocol: messages left unread past the grace');
+    expect(zero).not.toContain('human messages never marked read');
+    expect(lines[MUST_BE_ZERO]).toEqual([READ_TICKS_LINE, '2, 0 / 1500']);
+  });
+
+  it('names what a run found: unread, past the grace, and read ticks over their limit', () => {
+    expect(nonZeroLines(result())).toBe('clean: every line 0');
+    const found = nonZeroLines(
+      result({
+        verdict: {
+          ...verdict,
+          unread: 1,
+          readTicksLate: { measured: 10, count: 3, p95Ms: 7000, maxMs: 40_000, limitMs: 5000 },
+          violations: { ...verdict.violations, unreadPastGrace: 2 },
+        },
+      }),
+    );
+    expect(found).toBe(
+      'human messages unread at the end: 1; protocol: messages left unread past the grace: 2; ' +
+        'read ticks later than their reply: p95 7000 ms, over the 5000-ms limit',
+    );
+  });
 });

@@ -1,10 +1,14 @@
 import {
   clean,
+  readLateness,
+  readTicksLate,
+  readTicksOf,
   retriesTooSoon,
   served429ByEndpoint,
   tally,
   type ChaosFacts,
   type Expectation,
+  type ReadTick,
 } from '../../chaos/tally';
 
 const e = (over: Partial<Expectation>): Expectation => ({
@@ -29,7 +33,19 @@ const facts = (over: Partial<ChaosFacts>): ChaosFacts => ({
   injectedReplaced: 0,
   ambiguousInjected: 0,
   unread: 0,
+  unreadPastGrace: 0,
+  readTicks: [],
+  endedAt: 100_000,
+  readLateP95LimitMs: 5000,
   ...over,
+});
+
+/** A reply accepted at `replyAt` quoting a message read at `readAt` (null: unread). */
+const tick = (replyAt: number, readAt: number | null, messageId = 'wamid.h'): ReadTick => ({
+  agent: 'a',
+  messageId,
+  replyAt,
+  readAt,
 });
 
 describe('chaos verdict', () => {
@@ -89,10 +105,17 @@ describe('chaos verdict', () => {
     });
   });
 
-  it('is not clean while a human message was never marked read', () => {
+  it('is not clean while a human message is unread at the end', () => {
     const v = tally(facts({ unread: 2 }));
     expect(v.unread).toBe(2);
     expect(clean(v)).toBe(false);
+  });
+
+  it('counts the messages the service saw left unread past its grace as a protocol violation', () => {
+    const v = tally(facts({ unreadPastGrace: 1 }));
+    expect(v.violations.unreadPastGrace).toBe(1);
+    expect(clean(v)).toBe(false);
+    expect(clean(tally(facts({ unreadPastGrace: 0 })))).toBe(true);
   });
 
   it('tells injected 429s and 409s from violations', () => {
@@ -104,6 +127,7 @@ describe('chaos verdict', () => {
       concurrentPolls: 0,
       served429: 1,
       retriesTooSoon: 0,
+      unreadPastGrace: 0,
     });
   });
 
@@ -125,5 +149,63 @@ describe('chaos verdict', () => {
     expect(served429ByEndpoint(log, { updates: 1, statuses: 1 })).toEqual({ updates: 1 });
     expect(served429ByEndpoint(log, { updates: 2, statuses: 1 })).toEqual({});
     expect(served429ByEndpoint(log, {})).toEqual({ updates: 2, statuses: 1 });
+  });
+});
+
+describe('read ticks against their replies', () => {
+  it('pairs each reply quoting a human message with when that message was read', () => {
+    const transcript = {
+      sent: [
+        { body: { type: 'text', context: { message_id: 'wamid.h1' } }, realAt: 1000 },
+        // Quoting the bot's own message, or nothing, measures nothing.
+        { body: { type: 'text', context: { message_id: 'wamid.own' } }, realAt: 2000 },
+        { body: { type: 'text' }, realAt: 3000 },
+        { body: { type: 'text', context: { message_id: 'wamid.h2' } }, realAt: 4000 },
+      ],
+      inbound: [
+        { id: 'wamid.h1', readAt: 900 },
+        { id: 'wamid.h2', readAt: null },
+      ],
+    };
+    expect(readTicksOf('a', transcript)).toEqual([
+      { agent: 'a', messageId: 'wamid.h1', replyAt: 1000, readAt: 900 },
+      { agent: 'a', messageId: 'wamid.h2', replyAt: 4000, readAt: null },
+    ]);
+  });
+
+  it('is late by the time from the reply to the read, 0 when read first, until the end when unread', () => {
+    expect(readLateness(tick(1000, 900), 50_000)).toBe(0);
+    expect(readLateness(tick(1000, 1000), 50_000)).toBe(0);
+    expect(readLateness(tick(1000, 41_000), 50_000)).toBe(40_000);
+    expect(readLateness(tick(1000, null), 50_000)).toBe(49_000);
+  });
+
+  it('counts the late ticks and takes p95 and max over every reply measured', () => {
+    // 40 replies read first, then one read 60 s late: the p95 is still 0.
+    const first = Array.from({ length: 39 }, (_, i) => tick(i * 1000, i * 1000 - 10));
+    const one = readTicksLate([...first, tick(0, 60_000)], 100_000, 5000);
+    expect(one).toEqual({ measured: 40, count: 1, p95Ms: 0, maxMs: 60_000, limitMs: 5000 });
+    // Two late of 40: the p95 (nearest rank, the 39th) is the smaller of them.
+    const two = readTicksLate([...first.slice(1), tick(0, 6000), tick(0, 60_000)], 100_000, 5000);
+    expect(two).toMatchObject({ count: 2, p95Ms: 6000, maxMs: 60_000 });
+    expect(readTicksLate([], 100_000, 5000)).toEqual({
+      measured: 0,
+      count: 0,
+      p95Ms: 0,
+      maxMs: 0,
+      limitMs: 5000,
+    });
+  });
+
+  it('is not clean when the p95 lateness is over the limit, and clean at the limit', () => {
+    const late = (ms: number) =>
+      tally(facts({ readTicks: [tick(1000, 1000 + ms)], readLateP95LimitMs: 5000 }));
+    expect(late(5000).readTicksLate).toMatchObject({ count: 1, p95Ms: 5000, maxMs: 5000, limitMs: 5000 });
+    expect(clean(late(5000))).toBe(true);
+    expect(clean(late(5001))).toBe(false);
+    // A message still unread is late until the run's end.
+    const unread = tally(facts({ readTicks: [tick(1000, null)], endedAt: 7000, readLateP95LimitMs: 5000 }));
+    expect(unread.readTicksLate.p95Ms).toBe(6000);
+    expect(clean(unread)).toBe(false);
   });
 });

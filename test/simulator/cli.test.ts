@@ -1,6 +1,7 @@
 /** The CLI of the contract: `npm run simulator -- --port <p> [...]` prints one JSON line and serves until stopped. */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as path from 'node:path';
+import { SimulatorControl } from '../../simulator';
 import { pageOf, AgentHttp } from './support';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -94,6 +95,28 @@ it('runs through `npm run simulator --` on a chosen port and stops on SIGINT', a
   }
   await exited(child);
   await expect(fetch(`${line.url}/updates`)).rejects.toThrow();
+});
+
+it('counts a message unread past the grace given by --unread-grace-ms', async () => {
+  const { child, line } = await startCli(TS_NODE, [
+    '--transpile-only',
+    'simulator/main.ts',
+    '--port',
+    '0',
+    '--unread-grace-ms',
+    '1000',
+  ]);
+  try {
+    const control = new SimulatorControl(line.chat);
+    await control.humanText('hello');
+    pageOf(await new AgentHttp(line.url, line.token).poll({ offset: 0, timeout: 0 }));
+    // 1001 simulated ms is past this grace and far within the default 10 s.
+    await control.advanceClock(1001);
+    expect((await control.transcript()).counts.unreadPastGrace).toBe(1);
+  } finally {
+    child.kill('SIGTERM');
+  }
+  expect(await exited(child)).toBe(0);
 });
 
 it('exits 2 with a usage message on a bad option', async () => {

@@ -186,7 +186,7 @@ describe('POST /_control/read', () => {
 });
 
 describe('GET /_control/transcript and /_control/log', () => {
-  it('lists accepted sends with body, times, receipts and read; inbound with read marks and offsets; counts', async () => {
+  it('lists accepted sends with body, times, receipts and read; inbound with read marks, offsets and read moments; counts', async () => {
     const before = Date.now();
     const inbound = await h.sim.control.humanText('hi');
     await h.agent.markRead(inbound.id);
@@ -207,8 +207,27 @@ describe('GET /_control/transcript and /_control/log', () => {
       },
     ]);
     expect(t.sent[0].realAt).toBeGreaterThanOrEqual(before);
-    expect(t.inbound).toEqual([{ id: inbound.id, type: 'text', markedRead: true, offset: inbound.offset }]);
-    expect(t.counts).toMatchObject({ accepted: 1, requests: { messages: 2, statuses: 1 } });
+    // Marked read without ever being polled: never delivered, so never late (unread-grace.test.ts).
+    expect(t.inbound).toEqual([
+      {
+        id: inbound.id,
+        type: 'text',
+        markedRead: true,
+        offset: inbound.offset,
+        deliveredAt: null,
+        deliveredSimAt: null,
+        readAt: expect.any(Number),
+        readSimAt: expect.any(Number),
+        pastGrace: false,
+      },
+    ]);
+    expect(t.inbound[0].readAt).toBeGreaterThanOrEqual(before);
+    expect(t.counts).toMatchObject({
+      accepted: 1,
+      requests: { messages: 2, statuses: 1 },
+      unreadPastGrace: 0,
+      unreadDelivered: 0,
+    });
   });
 
   it('logs every agent-API request with endpoint, method, path, status and code, without tokens', async () => {
