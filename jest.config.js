@@ -9,9 +9,10 @@
  * found.
  */
 // Kept in the main tier although under test/engine: the echo's cost from real histories (a change
-// that adds a hop fails `npm test`), and the model agent's SIGKILL and provider suites (issue 24's
-// contract: the LLM example's promises hold in `npm test`).
-const MAIN_ENGINE = ['cost', 'assistant-crash', 'model-provider'];
+// that adds a hop fails `npm test`), the model agent's SIGKILL and provider suites (issue 24's
+// contract: the LLM example's promises hold in `npm test`), and read ticks across kills and faults
+// (issue 36's).
+const MAIN_ENGINE = ['cost', 'assistant-crash', 'model-provider', 'read-ticks'];
 const LONG = [
   '**/test/engine/**/*.test.ts',
   ...MAIN_ENGINE.map((name) => `!**/test/engine/${name}.test.ts`),

@@ -16,6 +16,7 @@ import {
   TransportError,
   ValidationError,
 } from '../messaging/errors';
+import type { MarkReadReport } from './mark-reads';
 import { ActivityFailureTypes as F, type PollFailureReport, type SendFailureDetails } from './types';
 
 export function failure(
@@ -63,10 +64,13 @@ export function requestFailure(err: unknown): unknown {
   return err;
 }
 
-/** Classifies one send attempt's failure. Only 429/503 and refused connections mean "not sent". */
-export function sendFailure(err: unknown, startedAt: number): ApplicationFailure {
+/**
+ * Classifies one send attempt's failure. Only 429/503 and refused connections mean "not sent".
+ * `markRead`: what became of the mark-reads that went before it, for the workflow's books.
+ */
+export function sendFailure(err: unknown, startedAt: number, markRead?: MarkReadReport): ApplicationFailure {
   const message = err instanceof Error ? err.message : String(err);
-  const details: SendFailureDetails = { startedAt };
+  const details: SendFailureDetails = { startedAt, ...(markRead ? { markRead } : {}) };
   if (err instanceof RateLimitError) {
     return failure(F.sendRejected, message, true, {
       ...details,
@@ -99,8 +103,8 @@ export function sendFailure(err: unknown, startedAt: number): ApplicationFailure
 }
 
 /**
- * A failed poll's failure, carrying what it did as the second detail (`{ markRead, quietPolls,
- * readPast, offsetAfter }`; the first stays the failure's own). Same type, message and category,
+ * A failed poll's failure, carrying what it did as the second detail (`{ quietPolls, readPast,
+ * offsetAfter }`; the first stays the failure's own). Same type, message and category,
  * and non-retryable like every request failure (the poll activity has one attempt: the workflow
  * retries). A cancellation carries it as its only detail (Temporal records a cancelled activity's
  * details in its history); a failure with nothing to report stays as it is.
@@ -108,9 +112,10 @@ export function sendFailure(err: unknown, startedAt: number): ApplicationFailure
 export function withPollReport(err: unknown, report: PollFailureReport): unknown {
   const readPast = report.readPast?.length ? report.readPast : undefined;
   const carried: PollFailureReport = {
-    ...(report.markRead ? { markRead: report.markRead } : {}),
-    ...(report.quietPolls?.length ? { quietPolls: report.quietPolls } : {}),
-    ...(readPast ? { readPast, offsetAfter: report.offsetAfter } : {}),
+    // Even an empty list: "reported, no poll besides the failed one" (none would be taken as a
+    // lost worker's silence, and the most it may have made would be booked).
+    ...(report.quietPolls ? { quietPolls: report.quietPolls } : {}),
+    ...(readPast ? { readPast, readPastAt: report.readPastAt, offsetAfter: report.offsetAfter } : {}),
   };
   if (Object.keys(carried).length === 0) return err;
   if (err instanceof CancelledFailure) return new CancelledFailure(err.message, [carried]);

@@ -11,9 +11,11 @@ import { PollLease, type AskLease } from './poll-lease';
 import { PollTickets, waitAfterLost } from './poll-tickets';
 import { withHeartbeats } from './heartbeats';
 import { abortableSleep } from './abortable-sleep';
-import { pollWithMarkReads } from './polling';
+import { markReads, type MarkReadReport } from './mark-reads';
+import { pollUpdatesOf } from './polling';
 import {
   ActivityFailureTypes as F,
+  type MarkReadInput,
   type PollInput,
   type PollOutput,
   type SendInput,
@@ -83,8 +85,7 @@ export function createActivities(registry: ClientRegistry, options: ActivitiesOp
   return {
     /**
      * One long poll, or with `input.quiet` as many as bring nothing needed now within
-     * `quiet.forMs`, paced by the updates window, with the mark-reads it was handed riding along
-     * (see polling.ts). Heartbeats while waiting; cancelling it aborts the request (no state
+     * `quiet.forMs`, paced by the updates window (see polling.ts). Heartbeats while waiting; cancelling it aborts the request (no state
      * changes), and so does a newer poll of the same agent on this worker (see open-polls.ts).
      */
     async pollUpdates(input: PollInput): Promise<PollOutput> {
@@ -112,7 +113,7 @@ export function createActivities(registry: ClientRegistry, options: ActivitiesOp
       }
       try {
         const polled = { ...input, startAfterMs };
-        return await pollWithMarkReads(() => clientFor(input.agentKey), polled, signal, leaseOf(ctx));
+        return await pollUpdatesOf(() => clientFor(input.agentKey), polled, signal, leaseOf(ctx));
       } catch (err) {
         if (open.stale.aborted && !ctx.cancellationSignal.aborted) {
           throw failure(F.stalePoll, (open.stale.reason as Error).message, true);
@@ -125,34 +126,39 @@ export function createActivities(registry: ClientRegistry, options: ActivitiesOp
     },
 
     /**
-     * Exactly one send attempt (the workflow schedules it with `maximumAttempts: 1`). The request
-     * is not aborted on cancellation or worker shutdown: an aborted send is an ambiguous send.
+     * Exactly one send attempt (the workflow schedules it with `maximumAttempts: 1`), after the
+     * mark-reads riding with it (read, then answer; whatever becomes of them, the send goes). The
+     * request is not aborted on cancellation or worker shutdown: an aborted send is ambiguous.
      */
     async sendMessage(input: SendInput): Promise<SendOutput> {
       const client = clientFor(input.agentKey);
+      const read = input.markRead?.length
+        ? await withHeartbeats(markReadsBounded(client, input.markRead))
+        : undefined;
       const startedAt = Date.now();
       try {
         const result = await withHeartbeats(client.send({ ...input.message, to: input.to }));
-        return { messageId: result.messageId, recipient: result.recipient, startedAt };
+        return {
+          messageId: result.messageId,
+          recipient: result.recipient,
+          startedAt,
+          ...(read ? { markRead: read } : {}),
+        };
       } catch (err) {
-        throw sendFailure(err, startedAt);
+        throw sendFailure(err, startedAt, read);
       }
     },
 
-    async markRead(input: StatusInput): Promise<StatusOutput> {
-      const startedAt = Date.now();
-      try {
-        await clientFor(input.agentKey).markRead(input.messageId);
-        return { startedAt };
-      } catch (err) {
-        throw requestFailure(err);
-      }
+    /** Marks messages read, a request each, all at once; the report says what became of each. */
+    async markRead(input: MarkReadInput): Promise<MarkReadReport> {
+      const client = clientFor(input.agentKey);
+      return withHeartbeats(markReadsBounded(client, input.messageIds));
     },
 
     async sendTyping(input: StatusInput): Promise<StatusOutput> {
       const startedAt = Date.now();
       try {
-        await clientFor(input.agentKey).sendTyping(input.messageId);
+        await withHeartbeats(clientFor(input.agentKey).sendTyping(input.messageId));
         return { startedAt };
       } catch (err) {
         throw requestFailure(err);
@@ -167,10 +173,12 @@ export function createActivities(registry: ClientRegistry, options: ActivitiesOp
       filename?: string;
     }): Promise<{ id: string }> {
       try {
-        const id = await clientFor(input.agentKey).uploadMedia(Buffer.from(input.dataBase64, 'base64'), {
-          mimeType: input.mimeType,
-          filename: input.filename,
-        });
+        const id = await withHeartbeats(
+          clientFor(input.agentKey).uploadMedia(Buffer.from(input.dataBase64, 'base64'), {
+            mimeType: input.mimeType,
+            filename: input.filename,
+          }),
+        );
         return { id };
       } catch (err) {
         throw requestFailure(err);
@@ -179,7 +187,7 @@ export function createActivities(registry: ClientRegistry, options: ActivitiesOp
 
     async getMedia(input: { agentKey: string; mediaId: string }): Promise<Record<string, unknown>> {
       try {
-        return { ...(await clientFor(input.agentKey).getMedia(input.mediaId)) };
+        return { ...(await withHeartbeats(clientFor(input.agentKey).getMedia(input.mediaId))) };
       } catch (err) {
         throw requestFailure(err);
       }
@@ -199,13 +207,27 @@ export function createActivities(registry: ClientRegistry, options: ActivitiesOp
       mediaId: string;
     }): Promise<{ dataBase64: string; mimeType?: string }> {
       try {
-        const media = await clientFor(input.agentKey).downloadMedia(input.mediaId);
+        const media = await withHeartbeats(clientFor(input.agentKey).downloadMedia(input.mediaId));
         return { dataBase64: Buffer.from(media.data).toString('base64'), mimeType: media.mimeType };
       } catch (err) {
         throw requestFailure(err);
       }
     },
   };
+}
+
+/**
+ * How long a mark-read may take before it is given up as failed (it may have been counted): a
+ * reply never waits longer than this for the read ticks riding ahead of it.
+ */
+const MARK_READ_MAX_MS = 5000;
+
+function markReadsBounded(client: MessagingClient, ids: string[]): Promise<MarkReadReport> {
+  return markReads(
+    ids,
+    (id, signal) => client.markRead(id, { signal }),
+    AbortSignal.timeout(MARK_READ_MAX_MS),
+  );
 }
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -1,127 +1,80 @@
 /**
- * Mark-reads riding with the poll activity: the agent workflow hands each poll the messages it
- * has handed off and not yet marked read; the activity marks them while it polls, paced by the
- * statuses window as the workflow recorded it (the same sliding-window rule), and reports which
- * were marked, which the service refused for good, and when each request was answered, so that the
- * workflow records them in its window. A mark-read costs the agent no activity and no workflow
- * task of its own. A failure that may pass (429, 503, a dropped connection) stops the riding for
- * this poll: the rest waits for the next one (after Retry-After, when the service sent one).
- *
- * The pacing decision is pure ({@link MarkReadPlan}); {@link rideMarkReads} does the requests.
+ * Mark-reads as the activities make them: the agent workflow hands a send attempt (read, then
+ * answer) or a mark-read request of its own the messages to mark read, having taken their slots
+ * in its statuses window, so they all go at once (concurrently: one round trip before a reply,
+ * however many ride with it). The report says which were marked, which the service refused for
+ * good, which failed with a failure that may pass (with Retry-After when the service sent one),
+ * and when each request was answered, so that the workflow books them in its window.
  */
-import { SlidingWindow } from '../core/sliding-window';
 import { AuthError, NotAcceptedError, RateLimitError, ValidationError, ApiError } from '../messaging/errors';
 
-/** What the workflow hands the poll activity to mark read. */
-export interface MarkReadInput {
-  /** Message ids, oldest first. */
-  ids: string[];
-  /** The statuses limit and its window (the spec: 12 per 60 000 ms). */
-  limit: number;
-  windowMs: number;
-  /** Added to every pacing wait, as the workflow's pacing adds it. */
-  marginMs: number;
-  /** The statuses window's recorded request times, as the workflow had them. */
-  times: number[];
-}
-
-/** What became of them. */
+/** What became of the mark-reads a vehicle carried. */
 export interface MarkReadReport {
   /** Marked read. */
   done: string[];
   /** Refused for good (a 4xx other than 429): dropped, they stay unread in the buffer. */
   refused: string[];
+  /** Failed with a failure that may pass (429, 503, a dropped connection, a timeout): tried again. */
+  failed: string[];
   /**
    * When each request was answered (worker clock), for the workflow's window: the latest time the
    * service may have counted it.
    */
   times: number[];
-  /** A failure that may pass stopped the riding (the rest waits for the next poll). */
+  /** With `failed`: the first such failure's message. */
   failure?: string;
-  /** With `failure`: the service's Retry-After, when it sent one. */
+  /** With `failed`: the longest Retry-After the service sent. */
   retryAfterMs?: number;
+  /** Of `failed`, how many the service refused with 429 and with 503 (for the metrics). */
+  rejected?: Partial<Record<'429' | '503', number>>;
 }
 
-/** The pure pacing rule: how long before the next mark-read may go. */
-export class MarkReadPlan {
-  private readonly window: SlidingWindow;
-
-  constructor(private readonly input: MarkReadInput) {
-    this.window = new SlidingWindow(input.limit, input.windowMs, input.times);
-  }
-
-  /** Milliseconds to wait at `now` before the next request (0: now). */
-  waitMs(now: number): number {
-    const wait = this.window.delay(now);
-    return wait > 0 ? wait + this.input.marginMs : 0;
-  }
-
-  /**
-   * A request went out at `at`; returns what to call when its answer came back. The window keeps
-   * it from then: the service counts it when it takes it in, any time until it answers (a slow
-   * front, a queue), so the answer is the only time the window can be sure of.
-   */
-  record(at: number): (answeredAt: number) => void {
-    return this.window.record(at);
-  }
-}
-
-/** How a failed mark-read is taken: refused for good, or a stop for this poll. */
+/**
+ * How a failed mark-read is taken: refused for good (the request itself is wrong: an id the
+ * service does not know), or to be tried again (after Retry-After). A refused token is not the
+ * message's fault: the agent stops on it (its polls say so) and the mark-read waits for the fix.
+ */
 function classify(err: unknown): { final: boolean; retryAfterMs?: number } {
   if (err instanceof RateLimitError) return { final: false, retryAfterMs: err.retryAfterMs };
-  if (err instanceof NotAcceptedError) return { final: false };
-  if (err instanceof AuthError || err instanceof ValidationError) return { final: true };
-  if (err instanceof ApiError && err.status >= 400 && err.status < 500) return { final: true };
+  if (err instanceof NotAcceptedError || err instanceof AuthError) return { final: false };
+  if (err instanceof ValidationError) return { final: true };
+  if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 409)
+    return { final: true };
   return { final: false };
 }
 
 /**
- * Marks `input.ids` read one after another, paced, until all are done, a failure that may pass
- * stops it, or `stop` aborts (the poll is over) and the next one would have to wait for its slot:
- * what is left waits for the next poll. Once `halt` aborts (the poll failed, was cancelled or
- * outlived: the workflow hands these ids to another poll, whose requests this one cannot see),
- * nothing more goes, not even what could go at once.
+ * Marks `ids` read, all at once; each request is bounded by `signal` (an aborted one counts as
+ * failed: it may have been counted). Never throws: every id ends in one of the report's lists.
  */
-export async function rideMarkReads(
-  input: MarkReadInput,
-  markRead: (messageId: string) => Promise<unknown>,
-  sleep: (ms: number, stop: AbortSignal) => Promise<void>,
-  stop: AbortSignal,
-  halt?: AbortSignal,
+export async function markReads(
+  ids: string[],
+  markRead: (messageId: string, signal: AbortSignal) => Promise<unknown>,
+  signal: AbortSignal,
 ): Promise<MarkReadReport> {
-  const plan = new MarkReadPlan(input);
-  const report: MarkReadReport = { done: [], refused: [], times: [] };
-  for (const id of input.ids) {
-    if (halt?.aborted) break;
-    const wait = plan.waitMs(Date.now());
-    // Once the poll is over (`stop`), what may go at once still goes; what would wait, waits for
-    // the next poll.
-    if (wait > 0) {
-      if (stop.aborted) break;
-      await sleep(wait, stop).catch(() => undefined);
-      if (stop.aborted) break;
-    }
-    const answered = plan.record(Date.now());
-    const counted = () => {
-      const at = Date.now();
-      answered(at);
-      report.times.push(at);
-    };
-    try {
-      await markRead(id);
-      counted();
-      report.done.push(id);
-    } catch (err) {
-      counted();
-      const how = classify(err);
-      if (how.final) {
-        report.refused.push(id);
-        continue;
+  const report: MarkReadReport = { done: [], refused: [], failed: [], times: [] };
+  await Promise.all(
+    ids.map(async (id) => {
+      try {
+        await markRead(id, signal);
+        report.done.push(id);
+      } catch (err) {
+        const how = classify(err);
+        if (how.final) report.refused.push(id);
+        else {
+          report.failed.push(id);
+          if (err instanceof RateLimitError || err instanceof NotAcceptedError) {
+            const status = err instanceof RateLimitError ? '429' : '503';
+            report.rejected = { ...report.rejected, [status]: (report.rejected?.[status] ?? 0) + 1 };
+          }
+          report.failure ??= err instanceof Error ? err.message : String(err);
+          if (how.retryAfterMs !== undefined)
+            report.retryAfterMs = Math.max(report.retryAfterMs ?? 0, how.retryAfterMs);
+        }
+      } finally {
+        report.times.push(Date.now());
       }
-      report.failure = err instanceof Error ? err.message : String(err);
-      if (how.retryAfterMs !== undefined) report.retryAfterMs = how.retryAfterMs;
-      break;
-    }
-  }
+    }),
+  );
   return report;
 }

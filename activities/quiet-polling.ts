@@ -55,7 +55,6 @@ export class QuietPolling {
   /** When each poll followed by another ended (worker clock), for the workflow's window. */
   readonly pollEnds: number[] = [];
   private polls = 0;
-  private ending = false;
 
   constructor(
     private readonly input: QuietPollingInput,
@@ -79,7 +78,6 @@ export class QuietPolling {
    */
   afterPoll(page: QuietPage, at: number): QuietDecision {
     this.answered(at);
-    if (this.ending) return { action: 'return' };
     const { marginMs, reserve } = this.input;
     const paced = this.window.delayKeeping(at, reserve);
     const settle = page === 'receipts' ? this.settleMs(at) : 0;
@@ -98,14 +96,6 @@ export class QuietPolling {
     const extra = this.polls > 0;
     this.answered(at);
     return extra ? [...this.pollEnds, at] : [...this.pollEnds];
-  }
-
-  /**
-   * Return after the poll now open, whatever it brings: the mark-reads riding along stopped at a
-   * failure, and the workflow is to retry them with its next poll.
-   */
-  endAtNextPoll(): void {
-    this.ending = true;
   }
 
   /**

@@ -2,7 +2,7 @@
  * Inputs, outputs and failure types of amsflow's activities. Workflows import this file by type
  * only; failure types are the strings a workflow matches on (`ApplicationFailure.type`).
  */
-import type { MarkReadInput, MarkReadReport } from './mark-reads';
+import type { MarkReadReport } from './mark-reads';
 import type { QuietPollingInput } from './quiet-polling';
 import type { Contact, InboundMessage, OutgoingMessage, Status } from '../messaging/schemas';
 
@@ -16,8 +16,6 @@ export interface PollInput {
   quiet?: QuietPollingInput;
   /** Wait this long before the first poll (the updates window's pacing, the even cadence). */
   startAfterMs?: number;
-  /** Mark these messages read while polling (see mark-reads.ts). */
-  markRead?: MarkReadInput;
   /** The agent's last poll activity timed out: its poll may still be open at the service. */
   lostPoll?: LostPollInput;
 }
@@ -39,24 +37,27 @@ interface PollExtras {
   quietPolls?: number[];
   /** Receipts a quiet poll read past (no conversation watched them), oldest first. */
   readPast?: Status[];
+  /**
+   * When each receipt a quiet poll read past was read (worker clock), in order: the first ones of a
+   * page's `statuses`, or of `readPast`. What an ambiguous send is reconciled with is dated by it.
+   */
+  readPastAt?: number[];
   /** With `readPast` and no page: the offset after them. */
   offsetAfter?: number;
-  /** What became of the mark-reads it was handed. */
-  markRead?: MarkReadReport;
 }
 
 /**
  * What a failed or cancelled poll did before it ended, carried as its failure's second detail
- * or its cancellation's first (failure-mapping.ts `withPollReport`), for the workflow's windows,
+ * or its cancellation's first (failure-mapping.ts `withPollReport`), for the workflow's window,
  * its receipts and its offset.
  */
 export interface PollFailureReport {
-  /** What its riding mark-reads did. */
-  markRead?: MarkReadReport;
   /** When each quiet poll it made before the failed one was answered, and the failed one's end. */
   quietPolls?: number[];
   /** Receipts its quiet polls read past before it failed or was cancelled, oldest first. */
   readPast?: Status[];
+  /** When each of `readPast` was read (worker clock). */
+  readPastAt?: number[];
   /** With `readPast`: the offset after them (the next poll's, not the input's). */
   offsetAfter?: number;
 }
@@ -81,6 +82,11 @@ export interface SendInput {
   message: Omit<OutgoingMessage, 'to'>;
   /** The outbox request and attempt this is, for logs. */
   attemptId: string;
+  /**
+   * Messages to mark read before the send (read, then answer), their slots taken in the agent's
+   * statuses window; the send goes whatever becomes of them (see mark-reads.ts).
+   */
+  markRead?: string[];
 }
 
 export interface SendOutput {
@@ -88,6 +94,8 @@ export interface SendOutput {
   /** `wa_id` the service answered with, if any: the recipient to use from now on. */
   recipient?: string;
   startedAt: number;
+  /** With `markRead`: what became of them. */
+  markRead?: MarkReadReport;
 }
 
 /** Details of a failed send attempt (first element of `ApplicationFailure.details`). */
@@ -100,11 +108,19 @@ export interface SendFailureDetails {
   reason?: string;
   /** The agent's token was refused (401, code 190): no send of this agent can succeed. */
   tokenRefused?: boolean;
+  /** With the input's `markRead`: what became of them (they went before the send). */
+  markRead?: MarkReadReport;
 }
 
 export interface StatusInput {
   agentKey: string;
   messageId: string;
+}
+
+/** Messages to mark read by a request each, their slots taken in the agent's statuses window. */
+export interface MarkReadInput {
+  agentKey: string;
+  messageIds: string[];
 }
 
 export interface StatusOutput {

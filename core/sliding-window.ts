@@ -42,6 +42,12 @@ export class SlidingWindow {
     return Math.max(0, Math.round(tat - burst * cadence - now));
   }
 
+  /** How many requests may start at `now` without a wait. */
+  room(now: number): number {
+    this.prune(now);
+    return Math.max(0, this.limit - this.times.length);
+  }
+
   /** The share of the window's budget in use at `now` (0 to 1). */
   usedShare(now: number): number {
     this.prune(now);

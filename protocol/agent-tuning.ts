@@ -76,6 +76,12 @@ export interface AgentTuning {
   maxPendingMarkRead?: number;
   /** A mark-read failing for this long is given up. Default 3600000 ms (1 hour). */
   markReadGiveUpMs?: number;
+  /**
+   * A message's read tick rides with the next send (read, then answer); one that no send took
+   * within this long after its hand-off (a message with no reply yet) goes by a request of its
+   * own. Default 3000 ms.
+   */
+  markReadGraceMs?: number;
   /** Typing indicators queued at most (newest kept). Default 5. */
   maxQueuedTyping?: number;
   /**

@@ -77,6 +77,7 @@ export const TuningSchema = z
     maxWaiters: z.number().int().positive(),
     maxPendingMarkRead: z.number().int().positive(),
     markReadGiveUpMs: z.number().int().min(0),
+    markReadGraceMs: z.number().int().min(0),
     maxQueuedTyping: z.number().int().min(0),
     inboundBudget: z.number().int().min(0),
     inboundBudgetWindowMs: z.number().int().min(1000),

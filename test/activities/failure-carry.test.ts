@@ -1,12 +1,13 @@
 /**
  * A failed or cancelled poll carries what it did (activities/failure-mapping.ts `withPollReport`):
- * its riding mark-reads, its quiet polls and the receipts it read past, and the agent workflow
- * reads it back (workflows/engine/failure.ts
- * `pollReportOf`): a 429 a mark-read met is waited out even when the poll itself failed, and the
- * polls it made count in the updates window, and receipts read past are not read again.
+ * its quiet polls and the receipts it read past, and the agent workflow reads it back
+ * (workflows/engine/failure.ts `pollReportOf`): the polls it made count in the updates window,
+ * and receipts read past are not read again. A failed send carries what became of the
+ * mark-reads that went before it (`sendFailure`), so the workflow books them instead of sending
+ * them again.
  */
 import { ActivityFailure, ApplicationFailure, CancelledFailure, RetryState } from '@temporalio/common';
-import { requestFailure, withPollReport } from '../../activities/failure-mapping';
+import { requestFailure, sendFailure, withPollReport } from '../../activities/failure-mapping';
 import type { MarkReadReport } from '../../activities/mark-reads';
 import { ActivityFailureTypes as F } from '../../activities/types';
 import { NotAcceptedError, RateLimitError, TransportError } from '../../messaging/errors';
@@ -15,6 +16,7 @@ import { failureInfo, pollReportOf, requestVerdict } from '../../workflows/engin
 const report: MarkReadReport = {
   done: ['m1'],
   refused: [],
+  failed: ['m2'],
   times: [1000, 2000],
   failure: 'rate limited',
   retryAfterMs: 1000,
@@ -34,44 +36,37 @@ const asReceived = (failure: unknown) =>
 describe('a failed or cancelled poll carries what it did', () => {
   it('keeps a rate limit the type and Retry-After the workflow reads, and adds the report', () => {
     const poll429 = requestFailure(new RateLimitError('slow down', { status: 429, body: {} }, 3000));
-    const carried = withPollReport(poll429, { markRead: report, quietPolls: [500, 900] });
+    const carried = withPollReport(poll429, { quietPolls: [500, 900] });
     const info = failureInfo(asReceived(carried));
     expect(info.type).toBe(F.rateLimited);
     expect(requestVerdict(info)).toEqual({
       kind: 'rejected',
       rejection: { status: 429, retryAfterMs: 3000 },
     });
-    expect(pollReportOf(asReceived(carried))).toEqual({ markRead: report, quietPolls: [500, 900] });
+    expect(pollReportOf(asReceived(carried))).toEqual({ quietPolls: [500, 900] });
   });
 
   it('names a plain error by its class, as the SDK would, and makes it non-retryable', () => {
     const carried = withPollReport(new TransportError('socket hang up', 'connection', undefined), {
-      markRead: report,
+      quietPolls: [7],
     });
     expect(carried).toBeInstanceOf(ApplicationFailure);
     expect((carried as ApplicationFailure).type).toBe('TransportError');
     expect((carried as ApplicationFailure).nonRetryable).toBe(true);
     expect(requestVerdict(failureInfo(asReceived(carried)))).toEqual({ kind: 'transient' });
-    expect(pollReportOf(asReceived(carried))).toEqual({ markRead: report });
+    expect(pollReportOf(asReceived(carried))).toEqual({ quietPolls: [7] });
   });
 
-  it('carries quiet polls without mark-reads', () => {
-    const carried = withPollReport(requestFailure(new NotAcceptedError('busy', { status: 503, body: {} })), {
-      quietPolls: [100],
-    });
-    expect(pollReportOf(asReceived(carried))).toEqual({ quietPolls: [100] });
-  });
-
-  it('carries the receipts read past and the offset after them, on a failure as on a cancellation', () => {
+  it('carries the receipts read past, when each was read, and the offset after them, on a failure as on a cancellation', () => {
     const readPast = [{ id: 'wamid.1', status: 'sent', timestamp: '1', recipient_id: 'u' }];
     const failed = withPollReport(requestFailure(new NotAcceptedError('busy', { status: 503, body: {} })), {
       readPast,
+      readPastAt: [1234],
       offsetAfter: 42,
     });
-    expect(pollReportOf(asReceived(failed))).toEqual({ readPast, offsetAfter: 42 });
+    expect(pollReportOf(asReceived(failed))).toEqual({ readPast, readPastAt: [1234], offsetAfter: 42 });
 
     const cancelled = withPollReport(new CancelledFailure('poll cancelled'), {
-      markRead: report,
       quietPolls: [1],
       readPast,
       offsetAfter: 42,
@@ -79,7 +74,6 @@ describe('a failed or cancelled poll carries what it did', () => {
     expect(cancelled).toBeInstanceOf(CancelledFailure);
     expect((cancelled as CancelledFailure).message).toBe('poll cancelled');
     expect(pollReportOf(asReceived(cancelled))).toEqual({
-      markRead: report,
       quietPolls: [1],
       readPast,
       offsetAfter: 42,
@@ -88,10 +82,34 @@ describe('a failed or cancelled poll carries what it did', () => {
 
   it('leaves a failure or a cancellation with nothing to report as it is', () => {
     const cancelled = new CancelledFailure('poll cancelled');
-    expect(withPollReport(cancelled, { quietPolls: [], readPast: [], offsetAfter: 7 })).toBe(cancelled);
+    expect(withPollReport(cancelled, { readPast: [], offsetAfter: 7 })).toBe(cancelled);
     expect(pollReportOf(asReceived(cancelled))).toEqual({});
     const busy = requestFailure(new NotAcceptedError('busy', { status: 503, body: {} }));
-    expect(withPollReport(busy, { quietPolls: [] })).toBe(busy);
+    expect(withPollReport(busy, {})).toBe(busy);
     expect(pollReportOf(asReceived(busy))).toEqual({});
+  });
+
+  it('says "no poll besides this one" for a quiet poll ended in its first request, so that the workflow books one', () => {
+    // (Without it, its silence reads as a lost worker's, and the most it may have made is booked.)
+    const cancelled = withPollReport(new CancelledFailure('poll cancelled'), { quietPolls: [] });
+    expect(pollReportOf(asReceived(cancelled))).toEqual({ quietPolls: [] });
+    const busy = withPollReport(requestFailure(new NotAcceptedError('busy', { status: 503, body: {} })), {
+      quietPolls: [],
+    });
+    expect(pollReportOf(asReceived(busy))).toEqual({ quietPolls: [] });
+  });
+});
+
+describe('a failed send carries what became of the mark-reads that went before it', () => {
+  it('keeps its own verdict and details, and adds the report for the workflow', () => {
+    const failed = sendFailure(new RateLimitError('slow down', { status: 429, body: {} }, 2000), 123, report);
+    const info = failureInfo(asReceived(failed));
+    expect(info.type).toBe(F.sendRejected);
+    expect(info.details).toEqual({ startedAt: 123, status: 429, retryAfterMs: 2000, markRead: report });
+  });
+
+  it('carries none when none rode with it', () => {
+    const failed = sendFailure(new TransportError('socket hang up', 'connection', undefined), 5);
+    expect(failureInfo(asReceived(failed)).details?.markRead).toBeUndefined();
   });
 });

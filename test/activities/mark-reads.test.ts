@@ -1,24 +1,32 @@
 /**
- * Mark-reads riding with the poll activity (activities/mark-reads.ts), over real HTTP against the
- * simulator: paced by the statuses window handed in, a refusal for good dropped and the rest
- * marked, a 429 stopping the riding with its Retry-After, and a poll that is over leaving what
- * would have to wait for the next one.
+ * Mark-reads as the activities make them (activities/mark-reads.ts), over real HTTP against the
+ * simulator: all at once, each message's fate reported (done, refused for good, failed with
+ * Retry-After), never a throw; and riding with a send attempt: read, then answer, the send going
+ * whatever became of them, a failed send carrying their report.
  */
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
+import { ApplicationFailure } from '@temporalio/common';
+import { createActivities } from '../../activities';
 import type { MessagingClient } from '../../messaging';
 import { engineClient } from '../support/engine-client';
-import { abortableSleep } from '../../activities/abortable-sleep';
-import { rideMarkReads, type MarkReadInput } from '../../activities/mark-reads';
+import { markReads, type MarkReadReport } from '../../activities/mark-reads';
+import type { MarkReadInput, SendFailureDetails, SendOutput } from '../../activities/types';
 import { startSimulator, type RunningSimulator } from '../../simulator';
 
-const WINDOW_MS = 1000;
+const AGENT = 'demo';
+const CREATOR = 'user:1001';
 
-describe('mark-reads riding with a poll', () => {
+describe('mark-reads', () => {
   let sim: RunningSimulator;
   let client: MessagingClient;
+  let acts: ReturnType<typeof createActivities>;
+  const env = () => new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
   beforeAll(async () => {
-    sim = await startSimulator({ port: 0, limits: { windowMs: WINDOW_MS, statuses: 2 } });
-    // The engine's client: it neither paces nor retries (the rider and the workflow do).
-    client = engineClient(sim, { limits: { windowMs: WINDOW_MS, statuses: 2 } });
+    sim = await startSimulator({ port: 0 });
+    // The engine's client: it neither paces nor retries (the workflow does).
+    client = engineClient(sim);
+    acts = createActivities(new Map([[AGENT, client]]), { pollTicketsDir: false });
   });
   afterAll(async () => {
     await client.close();
@@ -31,96 +39,105 @@ describe('mark-reads riding with a poll', () => {
     for (let i = 0; i < n; i++) ids.push((await sim.control.humanText(`m${i}`)).id);
     return ids;
   };
-  const input = (ids: string[], times: number[] = []): MarkReadInput => ({
-    ids,
-    limit: 2,
-    windowMs: WINDOW_MS,
-    marginMs: 20,
-    times,
-  });
-  /** Rides `input`'s mark-reads with a poll that is not over. */
-  const ride = (rideInput: MarkReadInput) =>
-    rideMarkReads(rideInput, (id) => client.markRead(id), abortableSleep, new AbortController().signal);
-  const markedRead = async () => (await sim.control.transcript()).inbound.filter((m) => m.markedRead).length;
+  const markedRead = async () =>
+    (await sim.control.transcript()).inbound.filter((m) => m.markedRead).map((m) => m.id);
+  const none = new AbortController().signal;
 
-  it('marks every message read, paced by the window: two at once, the third when the oldest ages out', async () => {
+  it('marks every message read at once, and says when each request was answered', async () => {
     const ids = await humanSays(3);
-    const report = await ride(input(ids));
-    expect(report.done).toEqual(ids);
-    expect(report.refused).toEqual([]);
-    expect(report.failure).toBeUndefined();
+    const before = Date.now();
+    const report = await markReads(ids, (id, signal) => client.markRead(id, { signal }), none);
+    expect([...report.done].sort()).toEqual([...ids].sort());
+    expect(report).toMatchObject({ refused: [], failed: [] });
     expect(report.times).toHaveLength(3);
-    expect(report.times[2] - report.times[0]).toBeGreaterThanOrEqual(WINDOW_MS);
-    expect(await markedRead()).toBe(3);
-    // Not one 429: the window handed in was kept.
-    const log = await sim.control.log();
-    expect(log.filter((l) => l.endpoint === 'statuses' && l.status === 429)).toEqual([]);
+    for (const at of report.times) expect(at).toBeGreaterThanOrEqual(before);
+    expect((await markedRead()).sort()).toEqual([...ids].sort());
   });
 
-  it('keeps the window the workflow recorded: a full window waits before the first request', async () => {
-    const ids = await humanSays(1);
-    const now = Date.now();
-    const report = await ride(input(ids, [now - 200, now - 100]));
-    expect(report.done).toEqual(ids);
-    expect(report.times[0] - now).toBeGreaterThanOrEqual(WINDOW_MS - 200);
-  });
-
-  it('counts a request from its answer: a service slow to take one in does not answer the third with a 429', async () => {
-    const ids = await humanSays(3);
-    // The first is held 400 ms before the limiter counts it: counted from when it went out, the
-    // third would go 400 ms too soon.
-    await sim.control.fault({ endpoint: 'statuses', count: 1, fault: { kind: 'slow', delayMs: 400 } });
-    const started = Date.now();
-    const report = await ride(input(ids));
-    expect(report.done).toEqual(ids);
-    expect(report.times[0] - started).toBeGreaterThanOrEqual(400);
-    const log = await sim.control.log();
-    expect(log.filter((l) => l.endpoint === 'statuses' && l.status === 429)).toEqual([]);
-  });
-
-  it('drops what the service refuses for good and goes on; stops at a 429 and says when to retry', async () => {
-    const ids = await humanSays(2);
-    const refused = await ride(input(['wamid.never-issued', ...ids]));
-    expect(refused.refused).toEqual(['wamid.never-issued']);
-    await new Promise((r) => setTimeout(r, WINDOW_MS + 50));
-    await sim.control.fault({ endpoint: 'statuses', count: 1, fault: { kind: 'rate_limit', retryAfter: 3 } });
-    const more = await humanSays(2);
-    const limited = await ride(input(more));
-    expect(limited.done).toEqual([]);
-    expect(limited.failure).toMatch(/rate limited/);
-    expect(limited.retryAfterMs).toBe(3000);
-    // It went no further: the second was left for the next poll.
-    expect(limited.times).toHaveLength(1);
-  });
-
-  it('once the poll is over, sends what may go at once and leaves what would have to wait', async () => {
-    const ids = await humanSays(3);
-    const over = new AbortController();
-    over.abort();
-    const report = await rideMarkReads(input(ids), (id) => client.markRead(id), abortableSleep, over.signal);
-    expect(report.done).toEqual(ids.slice(0, 2));
-    expect(await markedRead()).toBe(2);
-  });
-
-  it('once the poll failed or was cancelled, sends nothing more (another poll takes them)', async () => {
-    const ids = await humanSays(3);
-    const over = new AbortController();
-    const halt = new AbortController();
-    const report = await rideMarkReads(
-      input(ids),
-      async (id) => {
-        await client.markRead(id);
-        // The poll fails while the first is in flight: it is let finish, nothing follows (the
-        // second could go at once: the window takes two).
-        halt.abort();
-        over.abort();
-      },
-      abortableSleep,
-      over.signal,
-      halt.signal,
+  it('reports a refusal for good apart, and a 429 as failed with its Retry-After, never throwing', async () => {
+    const [id] = await humanSays(1);
+    const refused = await markReads(
+      ['wamid.never-issued'],
+      (m, s) => client.markRead(m, { signal: s }),
+      none,
     );
-    expect(report.done).toEqual(ids.slice(0, 1));
-    expect(report.times).toHaveLength(1);
-    expect(await markedRead()).toBe(1);
+    expect(refused).toMatchObject({ done: [], refused: ['wamid.never-issued'], failed: [] });
+    await sim.control.fault({ endpoint: 'statuses', count: 1, fault: { kind: 'rate_limit', retryAfter: 3 } });
+    const limited = await markReads([id], (m, s) => client.markRead(m, { signal: s }), none);
+    expect(limited).toMatchObject({
+      done: [],
+      refused: [],
+      failed: [id],
+      retryAfterMs: 3000,
+      rejected: { '429': 1 },
+    });
+    expect(limited.failure).toMatch(/rate limit/i);
+    expect(limited.times).toHaveLength(1);
+    expect(await markedRead()).toEqual([]);
+  });
+
+  it('gives a request up as failed when the bound passes (it may have been counted)', async () => {
+    const [id] = await humanSays(1);
+    await sim.control.fault({ endpoint: 'statuses', count: 1, fault: { kind: 'slow', delayMs: 400 } });
+    const bound = new AbortController();
+    setTimeout(() => bound.abort(new Error('bound passed')), 50);
+    const report = await markReads([id], (m, s) => client.markRead(m, { signal: s }), bound.signal);
+    expect(report).toMatchObject({ done: [], refused: [], failed: [id] });
+  });
+
+  it('the mark-read activity reports the same for each message it was handed', async () => {
+    const ids = await humanSays(2);
+    const report = await env().run<[MarkReadInput], MarkReadReport, typeof acts.markRead>(acts.markRead, {
+      agentKey: AGENT,
+      messageIds: [...ids, 'wamid.nope'],
+    });
+    expect([...report.done].sort()).toEqual([...ids].sort());
+    expect(report.refused).toEqual(['wamid.nope']);
+  });
+
+  describe('riding with a send attempt', () => {
+    const send = (markRead: string[]): Promise<SendOutput> =>
+      env().run(acts.sendMessage, {
+        agentKey: AGENT,
+        to: CREATOR,
+        message: { type: 'text', text: { body: 'the answer' } },
+        attemptId: 'r#1',
+        markRead,
+      });
+
+    it('marks the messages read first, then sends: the read tick comes before the answer', async () => {
+      const ids = await humanSays(2);
+      const out = await send(ids);
+      expect([...out.markRead!.done].sort()).toEqual([...ids].sort());
+      expect((await markedRead()).sort()).toEqual([...ids].sort());
+      const log = await sim.control.log();
+      const lastRead = Math.max(...log.filter((l) => l.endpoint === 'statuses').map((l) => l.at));
+      const sent = log.find((l) => l.endpoint === 'messages')!;
+      expect(sent.status).toBe(200);
+      expect(sent.at).toBeGreaterThanOrEqual(lastRead);
+    });
+
+    it('sends all the same when a mark-read fails, and says so', async () => {
+      const [id] = await humanSays(1);
+      await sim.control.fault({ endpoint: 'statuses', count: 1, fault: { kind: 'not_accepted' } });
+      const out = await send([id]);
+      expect(out.messageId).toMatch(/\S/);
+      expect(out.markRead).toMatchObject({ done: [], failed: [id] });
+      expect((await sim.control.transcript()).sent).toHaveLength(1);
+    });
+
+    it('a failed send carries what became of the mark-reads that went before it', async () => {
+      const [id] = await humanSays(1);
+      await sim.control.fault({ endpoint: 'messages', count: 1, fault: { kind: 'not_accepted' } });
+      const failed = await send([id]).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(failed).toBeInstanceOf(ApplicationFailure);
+      const details = (failed as ApplicationFailure).details?.[0] as SendFailureDetails;
+      expect(details.status).toBe(503);
+      expect(details.markRead).toMatchObject({ done: [id], failed: [] });
+      expect(await markedRead()).toEqual([id]);
+    });
   });
 });

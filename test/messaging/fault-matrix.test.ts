@@ -23,7 +23,10 @@ import {
 import { engineClient } from '../support/engine-client';
 import { startSimulator, type RunningSimulator } from '../../simulator';
 import { ENDPOINTS, FaultSchema, type Endpoint, type Fault } from '../../simulator/wire';
+import type { MarkReadReport } from '../../activities/mark-reads';
 import { failureInfo, requestVerdict, sendVerdict } from '../../workflows/engine/failure';
+import { rideReport } from '../../workflows/engine/ride-report';
+import { DEFAULT_TUNING } from '../../workflows/engine/tuning';
 
 const AGENT = 'demo';
 const CREATOR = 'user:1001';
@@ -56,26 +59,41 @@ const VARIANTS: { name: string; fault: Fault }[] = [
   { name: 'bad_token', fault: { kind: 'bad_token' } },
 ];
 
-type Group = 'messages' | 'updates' | 'other';
-const OTHER = ENDPOINTS.filter((e) => e !== 'messages' && e !== 'updates');
-const groupOf = (e: Endpoint): Group => (e === 'messages' || e === 'updates' ? e : 'other');
+type Group = 'messages' | 'updates' | 'statuses' | 'other';
+const GROUPS: Group[] = ['messages', 'updates', 'statuses', 'other'];
+const OTHER = ENDPOINTS.filter((e) => e !== 'messages' && e !== 'updates' && e !== 'statuses');
+const groupOf = (e: Endpoint): Group =>
+  e === 'messages' || e === 'updates' || e === 'statuses' ? e : 'other';
 /** [client error, activity outcome, meaning]. */
 type Cell = [string, string, string];
-const same = (messages: Cell, rest: Cell): Record<Group, Cell> => ({ messages, updates: rest, other: rest });
 const A = 'thrown as is, retryable';
+/** The mark-read activity reports what became of each message; it never fails for one of them. */
+const READ_AGAIN = 'not read yet: marked again after Retry-After or the backoff';
+const READ_FAILED: Cell[1] = 'reports failed';
+const same = (messages: Cell, statuses: Cell, rest: Cell): Record<Group, Cell> => ({
+  messages,
+  updates: rest,
+  statuses,
+  other: rest,
+});
+/** What the statuses endpoint gives for a failure that may pass: the client's error, reported failed. */
+const readAgain = (clientError: string, shown = READ_FAILED): Cell => [clientError, shown, READ_AGAIN];
 
 /** The expected matrix: variant name -> endpoint group -> cell. */
 const EXPECTED: Record<string, Record<Group, Cell>> = {
   'rate_limit, Retry-After: 2': same(
     ['RateLimitError (retryAfterMs 2000)', 'SendRejected (status 429, retryAfterMs 2000)', NOT_SENT],
+    readAgain('RateLimitError (retryAfterMs 2000)', 'reports failed (retryAfterMs 2000)'),
     ['RateLimitError (retryAfterMs 2000)', 'RateLimited (status 429, retryAfterMs 2000)', NOT_SENT],
   ),
   'rate_limit, no Retry-After': same(
     ['RateLimitError (no retryAfterMs)', 'SendRejected (status 429)', NOT_SENT],
+    readAgain('RateLimitError (no retryAfterMs)'),
     ['RateLimitError (no retryAfterMs)', 'RateLimited (status 429)', NOT_SENT],
   ),
   not_accepted: same(
     ['NotAcceptedError (503)', 'SendRejected (status 503)', NOT_SENT],
+    readAgain('NotAcceptedError (503)'),
     ['NotAcceptedError (503)', 'RateLimited (status 503)', NOT_SENT],
   ),
   server_error_after_accept: {
@@ -85,25 +103,30 @@ const EXPECTED: Record<string, Record<Group, Cell>> = {
       AMBIGUOUS,
     ],
     updates: ['ApiError (500)', `ApiError (${A})`, POLL_AGAIN],
+    statuses: readAgain('ApiError (500)'),
     other: ['ApiError (500)', `ApiError (${A})`, RETRY],
   },
   drop_before: {
     messages: ['AmbiguousSendError (connection)', 'AmbiguousSend (reason connection)', AMBIGUOUS],
     updates: ['TransportError (connection)', `TransportError (${A})`, POLL_AGAIN],
+    statuses: readAgain('TransportError (connection)'),
     other: ['TransportError (connection)', `TransportError (${A})`, RETRY],
   },
   drop_after: {
     messages: ['AmbiguousSendError (connection)', 'AmbiguousSend (reason connection)', AMBIGUOUS],
     updates: ['TransportError (connection)', `TransportError (${A})`, POLL_AGAIN],
+    statuses: readAgain('TransportError (connection)'),
     other: ['TransportError (connection)', `TransportError (${A})`, RETRY],
   },
   'slow 20 ms (under the read timeout)': same(
     ['answered', 'completed', DONE],
+    ['answered', 'reports done', DONE],
     ['answered', 'completed', DONE],
   ),
   [`slow ${SLOW_MS} ms (past the read timeout)`]: {
     messages: ['AmbiguousSendError (timeout)', 'AmbiguousSend (reason timeout)', AMBIGUOUS],
     updates: ['TransportError (timeout)', `TransportError (${A})`, POLL_AGAIN],
+    statuses: readAgain('TransportError (timeout)'),
     other: ['TransportError (timeout)', `TransportError (${A})`, RETRY],
   },
   malformed_json: {
@@ -113,15 +136,19 @@ const EXPECTED: Record<string, Record<Group, Cell>> = {
       AMBIGUOUS,
     ],
     updates: ['UnexpectedResponseError (200)', `UnexpectedResponseError (${A})`, POLL_AGAIN],
+    statuses: readAgain('UnexpectedResponseError (200)'),
     other: ['UnexpectedResponseError (200)', `UnexpectedResponseError (${A})`, RETRY],
   },
   poll_replaced: {
     messages: ['ApiError (409)', 'SendInvalid (status 409)', STOP],
     updates: ['PollReplacedError (409)', "returns { status: 'replaced' }", POLL_AGAIN],
+    statuses: readAgain('ApiError (409)'),
     other: ['ApiError (409)', `ApiError (${A})`, RETRY],
   },
+  // A refused token is the agent's to stop on (its polls say it): the mark-read waits for the fix.
   bad_token: same(
     ['AuthError (401)', 'SendUnauthorized (status 401, tokenRefused true)', STOP],
+    readAgain('AuthError (401)'),
     ['AuthError (401)', 'Unauthorized (status 401)', STOP],
   ),
 };
@@ -154,6 +181,7 @@ function meaningOf(
   endpoint: Endpoint,
   outcome: { ok: true; value: unknown } | { ok: false; err: unknown },
 ): string {
+  if (outcome.ok && endpoint === 'statuses') return readMeaning(outcome.value as MarkReadReport);
   if (outcome.ok) return (outcome.value as { status?: string }).status === 'replaced' ? POLL_AGAIN : DONE;
   const info = failureInfo(outcome.err);
   const verdict = endpoint === 'messages' ? sendVerdict(info) : requestVerdict(info);
@@ -163,6 +191,22 @@ function meaningOf(
   return endpoint === 'updates' ? POLL_AGAIN : RETRY;
 }
 
+/** A mark-read report's meaning: done, dropped for good, or marked again (the workflow's rideReport). */
+function readMeaning(report: MarkReadReport): string {
+  if (report.done.length > 0) return DONE;
+  if (report.refused.length > 0) return 'dropped for good, logged once';
+  return rideReport(report, DEFAULT_TUNING).retry ? READ_AGAIN : 'unknown';
+}
+
+/** The mark-read activity's report as a cell: what it says of the one message. */
+function describeReport(report: MarkReadReport): string {
+  if (report.done.length > 0) return 'reports done';
+  if (report.refused.length > 0) return 'reports refused';
+  return report.retryAfterMs === undefined
+    ? READ_FAILED
+    : `${READ_FAILED} (retryAfterMs ${report.retryAfterMs})`;
+}
+
 function renderMatrix(): string {
   const esc = (s: string) => s.replace(/\|/g, '\\|');
   const lines = [
@@ -170,7 +214,7 @@ function renderMatrix(): string {
     '| --- | --- | --- | --- | --- |',
   ];
   for (const { name } of VARIANTS) {
-    for (const group of ['messages', 'updates', 'other'] as Group[]) {
+    for (const group of GROUPS) {
       const endpoints = group === 'other' ? OTHER.join(', ') : group;
       lines.push(`| ${esc(name)} | ${endpoints} | ${EXPECTED[name][group].map(esc).join(' | ')} |`);
     }
@@ -233,7 +277,7 @@ const CALLS: Record<
   },
   statuses: {
     client: (id) => client.markRead(id),
-    activity: (id) => acts.markRead({ agentKey: AGENT, messageId: id }),
+    activity: (id) => acts.markRead({ agentKey: AGENT, messageIds: [id] }),
   },
   typing: {
     client: (id) => client.sendTyping(id),
@@ -287,6 +331,8 @@ describe('fault matrix', () => {
       const env = new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
       const viaActivity = await settle(env.run(call.activity as (id: string) => Promise<unknown>, id));
       let activityCell = viaActivity.ok ? 'completed' : describeActivityError(viaActivity.err);
+      if (viaActivity.ok && endpoint === 'statuses')
+        activityCell = describeReport(viaActivity.value as MarkReadReport);
       if (viaActivity.ok && (viaActivity.value as { status?: string }).status === 'replaced') {
         activityCell = "returns { status: 'replaced' }";
       }

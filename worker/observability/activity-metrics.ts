@@ -8,7 +8,8 @@
 import type { Context } from '@temporalio/activity';
 import type { Logger } from '@temporalio/common';
 import type { ActivityInterceptors } from '@temporalio/worker';
-import type { PollOutput, SendInput, SendOutput } from '../../activities/types';
+import type { MarkReadReport } from '../../activities/mark-reads';
+import type { PollOutput, SendFailureDetails, SendInput, SendOutput } from '../../activities/types';
 import { ActivityFailureTypes as F } from '../../protocol/failures';
 import type { AmsflowMetrics } from './amsflow-metrics';
 
@@ -36,6 +37,8 @@ interface FailureView {
   status?: number;
   reason?: string;
   cancelled: boolean;
+  /** A failed send's report of the mark-reads that went before it. */
+  markRead?: MarkReadReport;
 }
 
 function failureView(err: unknown): FailureView {
@@ -47,6 +50,7 @@ function failureView(err: unknown): FailureView {
     status: typeof details?.status === 'number' ? details.status : undefined,
     reason: typeof details?.reason === 'string' ? details.reason : undefined,
     cancelled: e?.name === 'CancelledFailure',
+    markRead: (details as SendFailureDetails | undefined)?.markRead,
   };
 }
 
@@ -101,6 +105,16 @@ export function activityMetricsInterceptor(
           runId: ctx.info.workflowExecution?.runId,
           activity,
         };
+        /** The mark-reads an activity made (its own, or riding with a send): one request each. */
+        const countMarkReads = (report: MarkReadReport | undefined) => {
+          if (!report) return;
+          if (report.done.length)
+            m.statusRequests.inc({ agent, kind: 'markRead', outcome: 'ok' }, report.done.length);
+          const failed = report.failed.length + report.refused.length;
+          if (failed) m.statusRequests.inc({ agent, kind: 'markRead', outcome: 'failed' }, failed);
+          for (const [status, n] of Object.entries(report.rejected ?? {}))
+            m.rejections.inc({ agent, endpoint: 'statuses', status }, n);
+        };
         const started = performance.now();
         const seconds = () => (performance.now() - started) / 1000;
         try {
@@ -127,6 +141,7 @@ export function activityMetricsInterceptor(
               }
             }
           } else if (activity === 'sendMessage') {
+            countMarkReads((result as SendOutput).markRead);
             m.sends.inc({ agent, outcome: 'accepted' });
             m.sendDuration.observe({ agent }, seconds());
             const send = input.args[0] as SendInput;
@@ -136,6 +151,8 @@ export function activityMetricsInterceptor(
               messageId: (result as SendOutput).messageId,
               ...(logBodies ? { body: bodyOf(send.message) } : {}),
             });
+          } else if (activity === 'markRead') {
+            countMarkReads(result as MarkReadReport);
           } else if (endpoint === 'statuses') {
             m.statusRequests.inc({ agent, kind: activity, outcome: 'ok' });
           }
@@ -148,6 +165,7 @@ export function activityMetricsInterceptor(
           if (activity === 'pollUpdates') {
             m.polls.inc({ agent, outcome: f.cancelled ? 'cancelled' : 'failed' });
           } else if (activity === 'sendMessage') {
+            countMarkReads(f.markRead);
             const outcome = sendOutcome(f);
             m.sends.inc({ agent, outcome });
             m.sendDuration.observe({ agent }, seconds());

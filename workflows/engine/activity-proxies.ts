@@ -57,6 +57,9 @@ export function agentActivities(queuePrefix: string, tuning: Tuning): AgentActiv
     status: proxyActivities<Activities>({
       taskQueue: activityQueue(queuePrefix, 'statuses'),
       startToCloseTimeout: '45s',
+      // A mark-read or typing request lost with its worker is noticed within seconds: the mark-reads
+      // go again at once, and neither loop (nor continue-as-new, which waits for them) stalls.
+      heartbeatTimeout: pollHeartbeatTimeoutMs(tuning),
       retry: { maximumAttempts: 1 },
     }),
   };

@@ -2,24 +2,22 @@
  * The poll loop: one long poll at a time, paced by the updates window, from the offset in
  * workflow state; each page's messages are handed to the dispatcher in arrival order before the
  * offset moves past them, and its receipts too. The waits before a poll (the window's pacing,
- * the even cadence after a page) are the activity's own (`startAfterMs`), and so are the
- * mark-reads, which ride with it: a page costs the agent one workflow task. A failed poll is
+ * the even cadence after a page) are the activity's own (`startAfterMs`): a page costs the agent
+ * one workflow task. (Mark-reads are the sender's: status-queue.ts.) A failed poll is
  * retried from the same offset after Retry-After, the 429 ladder or the backoff
  * (core/backoff.ts). Owns the cursor, the open poll and the poll deadline.
  */
 import { ActivityFailure } from '@temporalio/common';
 import { CancellationScope, condition, isCancellation, sleep, workflowInfo } from '@temporalio/workflow';
-import type { MarkReadInput } from '../../activities/mark-reads';
 import type { QuietPollingInput } from '../../activities/quiet-polling';
 import type { LostPollInput, PollOutput } from '../../activities/types';
-import { pollHeartbeatTimeoutMs } from './activity-proxies';
+import type { Status } from '../../protocol';
 import type { Dispatcher } from './dispatcher';
-import { failureInfo, isWorkerEnded, pollReportOf, requestVerdict } from './failure';
+import { isWorkerEnded, pollReportOf, requestVerdict } from './failure';
 import { readToEnd } from './poll-cursor';
 import { pageKind, waitAfterPage } from './poll-budget';
 import { expectPoll, pollFailed, untilResumed } from './poll-health';
 import { assumeQuietPolls, quietPollingFor, recordQuietPolls, type QuietPollContext } from './quiet-poll';
-import { rideReport, unreportedRide } from './ride-report';
 import type { AgentRuntime } from './runtime';
 import { isPatched } from './versions';
 import { PollRetry } from './poll-retry';
@@ -39,9 +37,6 @@ const LOST_POLL_LEASE = 'amsflow-lost-poll-lease';
 const LOST_POLL_TICKET = 'amsflow-lost-poll-ticket';
 /** Patch: a poll given up because its worker process ended is followed by the next at once. */
 const WORKER_ENDED = 'amsflow-poll-worker-ended';
-
-/** Mark-reads handed to one poll at most (it paces them by the statuses window). */
-const MARK_READS_PER_POLL = 50;
 
 export async function runPollLoop(rt: AgentRuntime, dispatcher: Dispatcher): Promise<void> {
   const { lifecycle } = rt;
@@ -67,8 +62,6 @@ export async function runPollLoop(rt: AgentRuntime, dispatcher: Dispatcher): Pro
     }
     cadenceMs = 0;
     const timeoutSeconds = rt.cursor.timeoutSeconds(rt.tuning.pollTimeoutSeconds);
-    // The mark-reads first: what they leave for a later poll bounds how long this one stays quiet.
-    const markRead = markReadsFor(rt);
     const handedOutAt = rt.now();
     const pollStartedAt = handedOutAt + plan.waitMs;
     const quiet = timeoutSeconds > 0 ? quietPollingFor(quietContext(rt, pollStartedAt)) : undefined;
@@ -76,9 +69,9 @@ export async function runPollLoop(rt: AgentRuntime, dispatcher: Dispatcher): Pro
     rt.deadline.expect(quiet ? 'quiet' : 'long', rt.now() + Math.max(plan.waitMs, lostPoll?.waitMs ?? 0));
     let result: PollOutput;
     try {
-      result = await pollOnce(rt, timeoutSeconds, quiet, plan.waitMs, markRead, lostPoll);
+      result = await pollOnce(rt, timeoutSeconds, quiet, plan.waitMs, lostPoll);
     } catch (err) {
-      bookFailedPoll(rt, err, markRead, quiet, pollStartedAt);
+      bookFailedPoll(rt, err, quiet, pollStartedAt);
       if (lifecycle.draining && isCancellation(err) && !endedToPollAgain(rt, quiet)) return;
       plan.confirm(rt.now());
       if (quiet && isCancellation(err)) continue; // ended for a reconciliation: poll again at once
@@ -95,7 +88,6 @@ export async function runPollLoop(rt: AgentRuntime, dispatcher: Dispatcher): Pro
     } finally {
       rt.poll.closed();
     }
-    tookMarkReads(rt, result);
     retry.succeeded();
     rt.deadline.ended(rt.now());
     rt.tally.polled(1 + recordQuietPolls(rt.windows.updates, result.quietPolls));
@@ -104,7 +96,7 @@ export async function runPollLoop(rt: AgentRuntime, dispatcher: Dispatcher): Pro
     // Answered before the cancellation reached it: the next run reads the page again.
     if (lifecycle.pollEnding) return;
     // Receipts a quiet poll read past: for the ledger and the counters (nobody waits for them).
-    if (result.status !== 'page') for (const status of result.readPast ?? []) rt.receipts.receive(status);
+    if (result.status !== 'page') receiveReadPast(rt, result.readPast, result.readPastAt);
     if (result.status !== 'page' && result.offsetAfter !== undefined) rt.cursor.advance(result.offsetAfter);
     if (result.status === 'page') await processPage(rt, dispatcher, result);
     // 204: same offset. 409: a poll that outlived its activity, or another program on the
@@ -151,58 +143,25 @@ function planAhead(
   };
 }
 
-/** The mark-reads the next poll takes along, with the statuses window as it stands. */
-function markReadsFor(rt: AgentRuntime): MarkReadInput | undefined {
-  const ids = rt.statuses.ride(rt.now(), MARK_READS_PER_POLL);
-  if (ids.length === 0) return undefined;
-  const { statuses, windowMs } = rt.input.limits;
-  return {
-    ids,
-    limit: statuses,
-    windowMs,
-    marginMs: rt.tuning.pacingMarginMs,
-    times: rt.windows.statuses.snapshot(),
-  };
-}
-
-/** Books what the poll reports of its mark-reads: done, refused, handed back; their requests. */
-function tookMarkReads(rt: AgentRuntime, result: Pick<PollOutput, 'markRead'>): void {
-  const report = result.markRead;
-  for (const at of report?.times ?? []) rt.windows.statuses.record(at);
-  rt.statuses.rode(rt.now(), rideReport(report, rt.tuning));
-}
-
 /**
- * Books what a failed or cancelled poll did: its mark-reads and its quiet polls in the windows, as
- * it reports them, else the most it may have done (a lost worker reports nothing); the receipts
- * its quiet polls read past, and the offset after them, so that the next poll (this run's or the
- * next run's) does not read them again.
+ * Books what a failed or cancelled poll did: its quiet polls in the updates window, as it reports
+ * them, else the most it may have made (a lost worker reports nothing); the receipts its quiet
+ * polls read past, and the offset after them, so that the next poll (this run's or the next
+ * run's) does not read them again.
  */
 function bookFailedPoll(
   rt: AgentRuntime,
   err: unknown,
-  markRead: MarkReadInput | undefined,
   quiet: QuietPollingInput | undefined,
   pollStartedAt: number,
 ): void {
   const report = pollReportOf(err);
-  for (const status of report.readPast ?? []) rt.receipts.receive(status);
+  receiveReadPast(rt, report.readPast, report.readPastAt);
   if (report.readPast?.length && report.offsetAfter !== undefined) rt.cursor.advance(report.offsetAfter);
-  if (report.markRead) tookMarkReads(rt, { markRead: report.markRead });
-  else {
-    const timedOut = failureInfo(err).timedOut;
-    rt.statuses.rode(rt.now(), unreportedRide(timedOut, pollHeartbeatTimeoutMs(rt.tuning), rt.tuning));
-    if (markRead) assumeSpent(rt, markRead.ids.length);
-  }
   if (!quiet) return;
   if (report.quietPolls && isPatched(WINDOW_AT_ANSWER))
     recordQuietPolls(rt.windows.updates, report.quietPolls);
   else assumeQuietPolls(rt.windows.updates, quiet, pollStartedAt, rt.now());
-}
-
-/** A poll that failed told nothing of its mark-reads: count each as a request made now. */
-function assumeSpent(rt: AgentRuntime, n: number): void {
-  for (let i = 0; i < n; i++) rt.windows.statuses.record(rt.now());
 }
 
 /** One poll activity, in a scope the open poll can cancel (the poll loop's `OpenPoll`). */
@@ -211,7 +170,6 @@ function pollOnce(
   timeoutSeconds: number,
   quiet: QuietPollingInput | undefined,
   startAfterMs: number,
-  markRead: MarkReadInput | undefined,
   lostPoll: LostPollInput | undefined,
 ): Promise<PollOutput> {
   const scope = new CancellationScope();
@@ -226,7 +184,6 @@ function pollOnce(
       timeoutSeconds,
       ...(quiet ? { quiet } : {}),
       ...(startAfterMs > 0 ? { startAfterMs } : {}),
-      ...(markRead ? { markRead } : {}),
       ...(lostPoll ? { lostPoll } : {}),
     }),
   );
@@ -255,9 +212,19 @@ function quietContext(rt: AgentRuntime, firstAt: number): QuietPollContext {
     window: rt.windows.updates,
     fenceWanted: rt.inFlight.reconciling > 0,
     watched: rt.ledger.watched(),
-    now: rt.now(),
-    markReadDueAt: rt.statuses.waitingDueAt(),
   };
+}
+
+/**
+ * Receipts a quiet poll read past (no conversation watched them), dated by when they were read: a
+ * receipt read minutes ago is no evidence for an ambiguous send made since (receipt-ledger.ts).
+ */
+function receiveReadPast(
+  rt: AgentRuntime,
+  statuses: Status[] | undefined,
+  readAt: number[] | undefined,
+): void {
+  statuses?.forEach((status, i) => rt.receipts.receive(status, readAt?.[i]));
 }
 
 /**
@@ -269,8 +236,6 @@ async function idleAfter(rt: AgentRuntime, result: PollOutput): Promise<void> {
   // A page shorter than the limit left nothing behind: anything newer comes with a wake.
   const short = result.status !== 'page' || readToEnd(result, rt.tuning.pollLimit);
   if (!short) return;
-  // Mark-reads that may go now ride with a poll at once (it answers at once: idle polls wait 0 s).
-  if (rt.statuses.dueNow(rt.now()) && rt.windows.statuses.delay(rt.now()) === 0) return;
   expectPoll(rt, 'idle');
   if (!lifecycle.wakeWanted)
     await condition(() => lifecycle.wakeWanted || lifecycle.draining, rt.tuning.idlePollMs);
@@ -291,9 +256,9 @@ async function processPage(
     // Only now, with the hand-off recorded in history, may the message leave the buffer.
     rt.cursor.dispatched(message.id);
     rt.tally.received();
-    rt.statuses.addMarkRead(message.id);
+    rt.statuses.addMarkRead(message.id, rt.now());
   }
-  for (const status of page.statuses) rt.receipts.receive(status);
+  page.statuses.forEach((status, i) => rt.receipts.receive(status, page.readPastAt?.[i]));
   rt.cursor.advance(page.nextOffset);
   release();
 }

@@ -19,9 +19,6 @@ export interface QuietPollContext {
   watched: string[];
   /** When the window has the poll's first request (as planned): the activity moves it to its answer. */
   firstAt: number;
-  /** Now (workflow time), and when the first mark-read left for a later poll is due. */
-  now: number;
-  markReadDueAt: number | undefined;
 }
 
 /** The quiet-polling input for the next poll, or undefined for one plain long poll. */
@@ -30,7 +27,7 @@ export function quietPollingFor(ctx: QuietPollContext): QuietPollingInput | unde
   if (tuning.quietPollMs <= 0 || tuning.idlePollMs > 0 || tuning.pollTimeoutSeconds <= 0) return undefined;
   if (ctx.fenceWanted) return undefined;
   return {
-    forMs: quietForMs(ctx),
+    forMs: tuning.quietPollMs,
     limit: ctx.limits.updates,
     windowMs: ctx.limits.windowMs,
     reserve: tuning.pollReserve,
@@ -41,16 +38,6 @@ export function quietPollingFor(ctx: QuietPollContext): QuietPollingInput | unde
     receiptSettleMs: tuning.receiptSettleMs,
     minSettleMs: tuning.minSettleMs,
   };
-}
-
-/**
- * How long the poll may stay quiet: `quietPollMs`, but no longer than until a mark-read left for
- * a later poll is due (it rides with the next poll; an idle chat must not leave it for minutes).
- */
-function quietForMs(ctx: QuietPollContext): number {
-  const { quietPollMs } = ctx.tuning;
-  if (ctx.markReadDueAt === undefined) return quietPollMs;
-  return Math.min(quietPollMs, Math.max(0, ctx.markReadDueAt - ctx.now));
 }
 
 /** Records the empty polls a quiet poll made before the one it returned; returns how many. */

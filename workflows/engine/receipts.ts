@@ -25,11 +25,15 @@ export interface ReceiptParts {
 export class Receipts {
   constructor(private readonly rt: ReceiptParts) {}
 
-  /** A receipt a poll brought: counted, recorded, forwarded to its watcher if any. */
-  receive(status: Status): void {
+  /**
+   * A receipt a poll brought (read at `readAt`, when a quiet poll read it past earlier; never
+   * later than now): counted, recorded, forwarded to its watcher if any.
+   */
+  receive(status: Status, readAt?: number): void {
     const { rt } = this;
     rt.tally.receipt();
-    const watcher = rt.ledger.receive(status, rt.now());
+    const now = rt.now();
+    const watcher = rt.ledger.receive(status, readAt === undefined ? now : Math.min(readAt, now));
     if (watcher) this.forward(watcher, status);
   }
 

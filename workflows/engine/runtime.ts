@@ -7,6 +7,7 @@
 import { allHandlersFinished, log, sleep, workflowInfo } from '@temporalio/workflow';
 import { countAgentRefusal } from '../author/metrics';
 import type { AgentError, AgentRefusal, SendOutcome } from '../../protocol';
+import type { MarkReadReport } from '../../activities/mark-reads';
 import type { AgentWorkflowInput, CarriedState } from './state-types';
 import { agentActivities, type AgentActivities } from './activity-proxies';
 import { AgentStatus } from './agent-status';
@@ -22,6 +23,7 @@ import { PollCursor } from './poll-cursor';
 import { PollDeadline } from './poll-deadline';
 import { Receipts } from './receipts';
 import { refusalLine } from './refusal';
+import { rideReport } from './ride-report';
 import { ReceiptLedger } from './receipt-ledger';
 import { Router } from './router';
 import { SendInFlight } from './send-in-flight';
@@ -92,20 +94,22 @@ export class AgentRuntime {
       this.tally.lastSeq,
     );
     this.ledger = new ReceiptLedger(tuning.recentIdsKept, carried);
-    this.statuses = new StatusQueue(
-      {
-        maxPending: tuning.maxPendingMarkRead,
-        maxTyping: tuning.maxQueuedTyping,
-        giveUpMs: tuning.markReadGiveUpMs,
-      },
-      carried,
-    );
     this.windows = {
       messages: new SlidingWindow(limits.messages, limits.windowMs, carried?.windows.messages),
       updates: new SlidingWindow(limits.updates, limits.windowMs, carried?.windows.updates),
       statuses: new SlidingWindow(limits.statuses, limits.windowMs, carried?.windows.statuses),
       typing: new SlidingWindow(limits.typing, limits.windowMs, carried?.windows.typing),
     };
+    this.statuses = new StatusQueue(
+      {
+        maxPending: tuning.maxPendingMarkRead,
+        maxTyping: tuning.maxQueuedTyping,
+        giveUpMs: tuning.markReadGiveUpMs,
+        graceMs: tuning.markReadGraceMs,
+      },
+      this.windows.statuses,
+      carried,
+    );
     this.inbound = new InboundBudget(tuning.inboundBudget, tuning.inboundBudgetWindowMs, carried);
     this.generation = (carried?.generation ?? 0) + 1;
     this.status = new AgentStatus(carried);
@@ -160,6 +164,20 @@ export class AgentRuntime {
       `agent ${this.agentKey}: a send of ${req.requester ?? 'an outside caller'} was given up (${outcome.type}): ${outcome.message}`,
       { agentKey: this.agentKey, requestId: req.requestId, type: outcome.type },
     );
+  }
+
+  /**
+   * Books what vehicle `vehicle` (a send attempt, or a mark-read request of its own) did with its
+   * mark-reads; none reported (it timed out, its worker died, it failed before it could say) sends
+   * them again at once. A refusal for good is logged once, here, and dropped.
+   */
+  markReadsRode(vehicle: string, report: MarkReadReport | undefined): void {
+    this.statuses.rode(vehicle, this.now(), report ? rideReport(report, this.tuning) : undefined);
+    if (report?.refused.length)
+      log.warn(
+        `agent ${this.agentKey}: the service refused to mark ${report.refused.length} message(s) read; given up`,
+        { agentKey: this.agentKey, messageIds: report.refused },
+      );
   }
 
   noteError(where: AgentError['where'], err: unknown): void {

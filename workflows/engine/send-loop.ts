@@ -1,8 +1,8 @@
 /**
  * The outbox loop: takes the next request the outbox allows, sends it (one attempt per
- * activity, paced by the messages window), retries what the send policy says may be retried,
- * settles ambiguous attempts only as the request opted in, and hands the outcome back. Owns the
- * send in flight (send-in-flight.ts).
+ * activity, paced by the messages window, the mark-reads due riding with it: read, then answer),
+ * retries what the send policy says may be retried, settles ambiguous attempts only as the
+ * request opted in, and hands the outcome back. Owns the send in flight (send-in-flight.ts).
  */
 import { condition } from '@temporalio/workflow';
 import type { SendFailureType, SendOutcome } from '../../protocol';
@@ -95,20 +95,28 @@ async function sendOne(rt: AgentRuntime, req: Queued): Promise<SendOutcome> {
     }
     if (!stillWanted(rt, req)) return notWaiting(attempts);
     const confirm = await rt.pace(rt.windows.messages, { notBefore });
-    // Checked again after the pacing wait: the answer may have come meanwhile. (The window keeps
-    // the slot it reserved: one record too many is the safe side.)
+    // Read, then answer: mark-reads under way by a request of their own (a message past its grace,
+    // a vehicle that told nothing, a run just begun) are let finish first; the rest ride along.
+    if (rt.statuses.underWay) await condition(() => !rt.statuses.underWay);
+    // Checked again after the waits: the answer may have come meanwhile. (The window keeps the
+    // slot it reserved: one record too many is the safe side.)
     if (!stillWanted(rt, req)) return notWaiting(attempts);
     const attemptAt = rt.now();
     retry = { ...retry, attempts: attempts + 1 };
     rt.inFlight.attempt(req);
+    const attemptId = `${req.requestId}#${retry.attempts}`;
+    const markRead = rt.statuses.forSend(attemptId, attemptAt);
     try {
       const result = await rt.acts.send.sendMessage({
         agentKey: rt.agentKey,
         to: rt.cursor.recipient!,
         message: outgoing(rt, req),
-        attemptId: `${req.requestId}#${retry.attempts}`,
+        attemptId,
+        ...(markRead.length > 0 ? { markRead } : {}),
       });
       confirm(rt.now());
+      // (None reported: the attempt told nothing of them, and they go again at once.)
+      rt.markReadsRode(attemptId, result.markRead);
       if (result.recipient) rt.cursor.sawRecipient(result.recipient);
       // The id becomes known only when the outcome is settled (`settle`, with its question's
       // wait): known sooner, a reply to it on a page handled in between would not wait for that.
@@ -118,6 +126,7 @@ async function sendOne(rt: AgentRuntime, req: Queued): Promise<SendOutcome> {
       confirm(rt.now());
       rt.noteError('send', err);
       const info = failureInfo(err);
+      rt.markReadsRode(attemptId, info.details?.markRead);
       let after = afterFailure(rt, req, retry, info, attemptAt);
       if ('reconcile' in after) after = await afterReconcile(rt, retry, info, attemptAt);
       if ('outcome' in after) return after.outcome;

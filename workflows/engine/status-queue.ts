@@ -1,18 +1,34 @@
 /**
- * Mark-read and typing requests waiting for the statuses endpoint. Policy (pure, bounded):
- * - mark-read: every message handed off is queued once and rides with the next poll activity
- *   (activities/mark-reads.ts), which marks it read paced by the statuses window. A poll hands
- *   back what it did not get to (the page came first, or a failure that may pass stopped it:
- *   those are retried after Retry-After or a backoff; so are those of a poll that told nothing
- *   of them, see ride-report.ts), drops what the service refused for good,
- *   and an entry failing for `giveUpMs` is given up. Past `maxPending` the oldest is dropped (it
- *   stays unread in the buffer; nothing else depends on it) and counted.
+ * What waits for the statuses endpoint: mark-reads and typing indicators, with the statuses
+ * window's slots they take. Policy (pure, bounded):
+ * - mark-read: every message handed off is queued once (`addMarkRead`). It rides with the next
+ *   send attempt (read, then answer: `forSend`), as many as the statuses window has room for at
+ *   once, so a reply never waits for a read tick and costs no activity of its own. One that no
+ *   send took within `graceMs` of its hand-off (a message with no reply yet) goes with a request
+ *   of its own (`forOwn`, the mark-read loop), paced by the window. What a vehicle (a send
+ *   attempt, or a mark-read request of its own) did comes back in `rode`:
+ *   - done: gone. Refused for good (an id the service does not know): dropped and counted.
+ *   - failed with a failure that may pass (429, 503, a dropped connection): no mark-read at all
+ *     before Retry-After or the backoff's first rung; given up after failing for `giveUpMs`.
+ *   - told nothing (the vehicle failed before it could say, timed out, was cancelled, its worker
+ *     died): its mark-reads are due again at once, by a request of their own; neither a grace nor
+ *     a backoff (marking read twice is harmless, and the window counted each as made until now).
+ *   A typing indicator shown for a message marks it read too (POST /statuses does both), so that
+ *   message's own mark-read is not needed any more (`typed`). Past `maxPending` the oldest is
+ *   dropped (it stays unread in the buffer; nothing else depends on it) and counted.
  * - typing: at most `maxTyping` distinct messages, newest kept; an indicator that cannot go at
  *   once (budget spent) is dropped, because a late typing indicator is worse than none.
- * Neither ever delays a reply: they have their own windows, and typing its own loop.
+ *
+ * The window's slots are taken when the vehicle leaves (so two vehicles at once never overrun it)
+ * and moved to when each request was answered (the latest the service may have counted it), or,
+ * for a vehicle that told nothing, to when that was learned.
  */
+import type { SlidingWindow } from '../../core/sliding-window';
+
 export interface MarkReadEntry {
   messageId: string;
+  /** Workflow time of its hand-off; none: due for a request of its own at once (carried, or told nothing). */
+  since?: number;
   /** Failed attempts so far. */
   failures?: number;
   /** Workflow time of the first failure. */
@@ -23,25 +39,47 @@ export interface MarkReadEntry {
 
 export interface StatusQueueState {
   /**
-   * Compact: an entry that has not failed is carried as its bare message id (500 of
-   * them are ~7 KB less, which the carried state's bound needs; see carried-state.test.ts).
+   * Compact: an entry that has not failed is carried as its bare message id (500 of them are
+   * ~7 KB less, which the carried state's bound needs; see carried-state.test.ts). A carried
+   * entry is due at once in the next run: the grace for a reply has passed.
    */
   markRead: (string | MarkReadEntry)[];
   markReadDropped?: number;
 }
 
-/** What a poll reports of the mark-reads it rode with (see activities/mark-reads.ts). */
+/** What a vehicle reports of the mark-reads it carried (see activities/mark-reads.ts). */
 export interface RideReport {
   done: string[];
+  /** Refused for good (a 4xx other than 429): dropped. */
   refused: string[];
-  /** A failure that may pass stopped the riding: how long to wait before the next try. */
+  /** Failed with a failure that may pass: due again after `retry.waitMs`. */
+  failed: string[];
+  /** When each request made was answered (worker clock): the window's records. */
+  times: number[];
   retry?: { waitMs: number };
+}
+
+export interface StatusBounds {
+  maxPending: number;
+  maxTyping: number;
+  giveUpMs: number;
+  /** How long a mark-read waits for a send to ride with before it goes by a request of its own. */
+  graceMs: number;
+}
+
+/** The most mark-reads one vehicle takes (the statuses window's room bounds it too). */
+const MAX_PER_VEHICLE = 50;
+
+interface Ride {
+  entries: MarkReadEntry[];
+  /** When the vehicle left, as recorded in the window (one record per entry). */
+  at: number;
 }
 
 export class StatusQueue {
   private markRead: MarkReadEntry[];
-  /** Entries handed to the poll now open (still ours: carried, handed back when it ends). */
-  private riding: MarkReadEntry[] = [];
+  /** Entries handed to a vehicle now under way, by vehicle (still ours: carried, counted as pending). */
+  private readonly riding = new Map<string, Ride>();
   private readonly typing: string[] = [];
   /** Mark-reads given up (too many pending, refused, or failing too long). */
   dropped: number;
@@ -49,7 +87,8 @@ export class StatusQueue {
   private pausedUntil = 0;
 
   constructor(
-    private readonly bounds: { maxPending: number; maxTyping: number; giveUpMs: number },
+    private readonly bounds: StatusBounds,
+    private readonly window: SlidingWindow,
     carried?: Partial<StatusQueueState>,
   ) {
     this.markRead = (carried?.markRead ?? []).map((e) => (typeof e === 'string' ? { messageId: e } : e));
@@ -57,9 +96,14 @@ export class StatusQueue {
     this.trim();
   }
 
-  addMarkRead(messageId: string): void {
-    this.markRead.push({ messageId });
+  addMarkRead(messageId: string, now: number): void {
+    this.markRead.push({ messageId, since: now });
     this.trim();
+  }
+
+  /** A typing indicator was shown for `messageId`: it is read (the same request marks it). */
+  typed(messageId: string): void {
+    this.markRead = this.markRead.filter((e) => e.messageId !== messageId);
   }
 
   addTyping(messageId: string): void {
@@ -69,7 +113,14 @@ export class StatusQueue {
   }
 
   get pendingMarkRead(): number {
-    return this.markRead.length + this.riding.length;
+    let riding = 0;
+    for (const ride of this.riding.values()) riding += ride.entries.length;
+    return this.markRead.length + riding;
+  }
+
+  /** Whether a vehicle carries mark-reads now (a send waits for one of their own: read, then answer). */
+  get underWay(): boolean {
+    return this.riding.size > 0;
   }
 
   get hasTyping(): boolean {
@@ -81,70 +132,119 @@ export class StatusQueue {
     return this.typing.shift();
   }
 
-  /** Whether a mark-read is due at `now` (none waits out a failure). */
-  dueNow(now: number): boolean {
-    return now >= this.pausedUntil && this.markRead.some((e) => (e.notBefore ?? 0) <= now);
+  /**
+   * The mark-reads that ride with send attempt `vehicle` leaving at `now`: every one due, oldest
+   * first, as many as the window has room for now (a reply never waits for a read tick).
+   */
+  forSend(vehicle: string, now: number): string[] {
+    return this.hand(vehicle, now, (e) => this.due(e, now));
   }
 
   /**
-   * When the first mark-read not handed to a poll may go (its failure's wait, or at once when a
-   * poll could not take them all); undefined when none waits. A quiet poll returns by then.
+   * When the mark-read loop should next look (a mark-read no send took within the grace, one a
+   * vehicle told nothing of, one whose failure's wait is over; no sooner than the window has a
+   * slot), or undefined when none waits.
    */
-  waitingDueAt(): number | undefined {
+  ownDueAt(now: number): number | undefined {
     if (this.markRead.length === 0) return undefined;
-    return Math.max(this.pausedUntil, Math.min(...this.markRead.map((e) => e.notBefore ?? 0)));
+    const first = Math.min(...this.markRead.map((e) => this.ownAt(e)));
+    const at = Math.max(first, this.pausedUntil);
+    return Math.max(at, now + this.window.delay(now));
   }
 
-  /** Hands up to `max` mark-reads due at `now` to the next poll (oldest first). */
-  ride(now: number, max: number): string[] {
-    // The endpoint waits out a failure as a whole: a mark-read queued since goes no sooner.
-    if (now < this.pausedUntil) {
-      this.riding = [];
-      return [];
+  /** The mark-reads a request of their own takes at `now` (see {@link ownDueAt}). */
+  forOwn(vehicle: string, now: number): string[] {
+    return this.hand(vehicle, now, (e) => this.due(e, now) && this.ownAt(e) <= now);
+  }
+
+  /**
+   * Vehicle `vehicle` ended at `now`, reporting `report`; none: it told nothing (failed before it
+   * could say, timed out, cancelled, its worker died). Books its requests in the window.
+   */
+  rode(vehicle: string, now: number, report: RideReport | undefined): void {
+    const ride = this.riding.get(vehicle);
+    if (!ride) return;
+    this.riding.delete(vehicle);
+    for (let i = 0; i < ride.entries.length; i++) this.window.forget(ride.at);
+    if (!report) {
+      // Each may have been counted until now; all go again at once (failing since: a vehicle
+      // that can never tell, such as a worker with no client for the agent, ends in a give-up).
+      for (let i = 0; i < ride.entries.length; i++) this.window.record(now);
+      const back = ride.entries.filter((e) => !this.givenUp(e, now));
+      this.markRead = [
+        ...back.map(({ since: _since, ...e }) => ({ ...e, failingSince: e.failingSince ?? now })),
+        ...this.markRead,
+      ];
+      this.trim();
+      return;
     }
-    const due = this.markRead.filter((e) => (e.notBefore ?? 0) <= now).slice(0, max);
-    this.markRead = this.markRead.filter((e) => !due.includes(e));
-    this.riding = due;
-    return due.map((e) => e.messageId);
-  }
-
-  /** The poll that rode with them ended at `now`, reporting `report` (none: it failed or was cancelled). */
-  rode(now: number, report: RideReport | undefined): void {
-    if (report?.retry) this.pausedUntil = Math.max(this.pausedUntil, now + report.retry.waitMs);
+    for (const at of report.times) this.window.record(at);
+    if (report.retry) this.pausedUntil = Math.max(this.pausedUntil, now + report.retry.waitMs);
     const back: MarkReadEntry[] = [];
-    for (const entry of this.riding) {
-      if (report?.done.includes(entry.messageId)) continue;
-      if (report?.refused.includes(entry.messageId)) {
+    for (const entry of ride.entries) {
+      if (report.done.includes(entry.messageId)) continue;
+      if (report.refused.includes(entry.messageId)) {
         this.dropped++;
         continue;
       }
-      if (!report?.retry) {
+      if (!report.failed.includes(entry.messageId)) {
+        // Not tried (the vehicle stopped first): as it was.
         back.push(entry);
         continue;
       }
-      // A failure that may pass: retried after the wait, unless it has been failing for `giveUpMs`.
-      const since = entry.failingSince ?? now;
-      if (now - since >= this.bounds.giveUpMs) {
-        this.dropped++;
-        continue;
-      }
-      const failures = (entry.failures ?? 0) + 1;
-      back.push({ ...entry, failures, failingSince: since, notBefore: now + report.retry.waitMs });
+      if (this.givenUp(entry, now)) continue;
+      const { since: _since, ...rest } = entry;
+      back.push({
+        ...rest,
+        failures: (entry.failures ?? 0) + 1,
+        failingSince: entry.failingSince ?? now,
+        notBefore: now + (report.retry?.waitMs ?? 0),
+      });
     }
-    this.riding = [];
     this.markRead = [...back, ...this.markRead];
     this.trim();
   }
 
   snapshot(): StatusQueueState {
+    const riding = [...this.riding.values()].flatMap((r) => r.entries);
     return {
-      markRead: [...this.riding, ...this.markRead].map((e) => (e.failures ? e : e.messageId)),
+      markRead: [...riding, ...this.markRead].map(({ since: _since, ...e }) =>
+        e.failures ? e : e.messageId,
+      ),
       markReadDropped: this.dropped,
     };
   }
 
+  /** Whether `entry`, failing again at `now`, has failed for `giveUpMs`: dropped and counted. */
+  private givenUp(entry: MarkReadEntry, now: number): boolean {
+    if (now - (entry.failingSince ?? now) < this.bounds.giveUpMs) return false;
+    this.dropped++;
+    return true;
+  }
+
+  private due(entry: MarkReadEntry, now: number): boolean {
+    return now >= this.pausedUntil && (entry.notBefore ?? 0) <= now;
+  }
+
+  /** When `entry` may go by a request of its own: after the grace for a send, and its failure's wait. */
+  private ownAt(entry: MarkReadEntry): number {
+    const afterGrace = entry.since === undefined ? 0 : entry.since + this.bounds.graceMs;
+    return Math.max(afterGrace, entry.notBefore ?? 0);
+  }
+
+  /** Hands the entries `pick` takes (oldest first, as many as the window has room for) to `vehicle`. */
+  private hand(vehicle: string, now: number, pick: (e: MarkReadEntry) => boolean): string[] {
+    const room = Math.min(MAX_PER_VEHICLE, this.window.room(now));
+    const taken = this.markRead.filter(pick).slice(0, room);
+    if (taken.length === 0) return [];
+    this.markRead = this.markRead.filter((e) => !taken.includes(e));
+    this.riding.set(vehicle, { entries: taken, at: now });
+    for (let i = 0; i < taken.length; i++) this.window.record(now);
+    return taken.map((e) => e.messageId);
+  }
+
   private trim(): void {
-    while (this.markRead.length + this.riding.length > this.bounds.maxPending && this.markRead.length > 0) {
+    while (this.pendingMarkRead > this.bounds.maxPending && this.markRead.length > 0) {
       this.markRead.shift();
       this.dropped++;
     }

@@ -34,6 +34,9 @@ export const DEFAULT_TUNING: Tuning = {
   maxWaiters: 200,
   maxPendingMarkRead: 500,
   markReadGiveUpMs: 3_600_000,
+  // Most replies leave well within it (an echo in tens of ms), taking their read tick along; a
+  // slower handler (a model turn) shows the message read after this long, well before the reply.
+  markReadGraceMs: 3000,
   maxQueuedTyping: 5,
   inboundBudget: 0,
   inboundBudgetWindowMs: 60_000,

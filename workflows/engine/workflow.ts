@@ -1,6 +1,6 @@
 /**
  * The agent workflow, one per agent (`agent:<agentKey>`): wiring only. It builds its parts from
- * the carried state (`AgentRuntime`), runs the poll, outbox and status loops, sets the signals,
+ * the carried state (`AgentRuntime`), runs the poll, outbox, typing and mark-read loops, sets the signals,
  * update and query of the protocol onto the parts, and continues as new before its history
  * grows large, carrying everything in flight. Each rule lives in its part; see
  * `workflows/README.md`.
@@ -32,7 +32,7 @@ import { SendIntake } from './send-intake';
 import { runOutbox } from './send-loop';
 import { refuseWhileMoving, sendRequestProblem } from './send-request';
 import { stateView } from './state-view';
-import { runStatusLoop } from './status-loop';
+import { runMarkReadLoop, runTypingLoop } from './status-loop';
 import { Supervisor } from './supervisor';
 import { continueAsNewAfterEvents } from './tuning';
 import { isPatched } from './versions';
@@ -53,13 +53,14 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<void> {
   // (Started in this order: the order of their first commands is part of recorded histories.)
   void supervisor.own(runOutbox(rt));
   const pollDone = supervisor.own(runPollLoop(rt, dispatcher));
-  const statusDone = supervisor.own(runStatusLoop(rt));
+  const typingDone = supervisor.own(runTypingLoop(rt));
+  const markReadsDone = supervisor.own(runMarkReadLoop(rt));
 
   await supervisor.watch(
     condition(() => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength >= continueAfter),
   );
   rt.lifecycle.drain();
-  await supervisor.watch(statusDone);
+  await supervisor.watch(Promise.all([typingDone, markReadsDone]));
   await handOver(rt, dispatcher, pollDone);
   await continueAsNew<typeof agentWorkflow>({ ...input, carried: rt.collect() });
 }

@@ -80,6 +80,8 @@ function mediaActivities(): MediaActivities {
   return proxyActivities<Activities>({
     taskQueue: activityQueue(activityQueuePrefix() ?? workflowInfo().taskQueue, 'media'),
     startToCloseTimeout: '60s',
+    // A worker lost mid-request is noticed within this (the activities heartbeat while they wait).
+    heartbeatTimeout: '10s',
     retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 4 },
   });
 }

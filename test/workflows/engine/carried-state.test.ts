@@ -63,15 +63,24 @@ describe('carried state', () => {
       ledger.watch(wamid(i), workflowId(i));
       ledger.receive({ id: wamid(i), status: 'delivered' }, i);
     }
-    const statuses = new StatusQueue({
-      maxPending: T.maxPendingMarkRead,
-      maxTyping: T.maxQueuedTyping,
-      giveUpMs: T.markReadGiveUpMs,
+    // Every entry failed (the larger form), then more came than it keeps.
+    const failedEntry = (i: number) => ({
+      messageId: wamid(i),
+      failures: 99,
+      failingSince: 1_700_000_000_000,
+      notBefore: 1_700_000_000_000,
     });
-    // Every entry failed once (the larger form), then more came than it keeps.
-    for (let i = 0; i < T.maxPendingMarkRead * 2; i++) statuses.addMarkRead(wamid(i));
-    statuses.ride(0, T.maxPendingMarkRead);
-    statuses.rode(0, { done: [], refused: [], retry: { waitMs: 1000 } });
+    const statuses = new StatusQueue(
+      {
+        maxPending: T.maxPendingMarkRead,
+        maxTyping: T.maxQueuedTyping,
+        giveUpMs: T.markReadGiveUpMs,
+        graceMs: T.markReadGraceMs,
+      },
+      new SlidingWindow(T.maxPendingMarkRead, 60_000),
+      { markRead: Array.from({ length: T.maxPendingMarkRead * 2 }, (_, i) => failedEntry(i)) },
+    );
+    expect(statuses.pendingMarkRead).toBe(T.maxPendingMarkRead);
     const outbox = new Outbox(
       { recentIdsKept: T.recentIdsKept, maxQueued: T.maxQueuedSends, maxQueuedBytes: T.maxQueuedSendBytes },
       undefined,

@@ -32,29 +32,22 @@ describe('quiet polling (the poll activity polls again while polls bring nothing
     expect(quiet.pollEnds).toEqual([25_000, 50_000]);
   });
 
-  it('stops at the next poll once told to (mark-reads riding along met a failure to retry)', () => {
-    const quiet = new QuietPolling(spec, 0, POLL_MS);
-    expect(quiet.afterPoll('nothing', 25_000)).toEqual({ action: 'poll', afterMs: 0 });
-    quiet.endAtNextPoll();
-    expect(quiet.afterPoll('nothing', 50_000)).toEqual({ action: 'return' });
-    expect(quiet.pollEnds).toEqual([25_000]);
-  });
-
-  it('stays quiet no longer than until a mark-read left for a later poll is due', () => {
+  it('is quiet for `quietPollMs`, and not at all while a reconciliation waits for a fence', () => {
     const context = {
       tuning: { ...DEFAULT_TUNING, quietPollMs: 300_000 },
       limits: { updates: 15, windowMs: 60_000 },
       window: new SlidingWindow(15, 60_000),
       fenceWanted: false,
-      watched: [],
+      watched: ['wamid.1'],
       firstAt: 100_000,
-      now: 100_000,
     };
-    expect(quietPollingFor({ ...context, markReadDueAt: undefined })?.forMs).toBe(300_000);
-    expect(quietPollingFor({ ...context, markReadDueAt: 130_000 })?.forMs).toBe(30_000);
-    // Due already (more than one poll could take): one long poll, then back to the workflow.
-    expect(quietPollingFor({ ...context, markReadDueAt: 0 })?.forMs).toBe(0);
-    expect(quietPollingFor({ ...context, markReadDueAt: 900_000 })?.forMs).toBe(300_000);
+    expect(quietPollingFor(context)).toMatchObject({
+      forMs: 300_000,
+      firstAt: 100_000,
+      watched: ['wamid.1'],
+    });
+    expect(quietPollingFor({ ...context, fenceWanted: true })).toBeUndefined();
+    expect(quietPollingFor({ ...context, tuning: { ...context.tuning, quietPollMs: 0 } })).toBeUndefined();
   });
 
   it('returns the empty page once another poll would not end before `forMs`', () => {
