@@ -6,7 +6,7 @@
  */
 import type { Client } from '@temporalio/client';
 import type { AgentStartInput } from './agent';
-import { AGENT_WORKFLOW_TYPE } from './agent';
+import { AGENT_WORKFLOW_TASK_TIMEOUT, AGENT_WORKFLOW_TYPE } from './agent';
 import { agentWorkflowId } from './ids';
 import { resumeSignal } from './messages';
 
@@ -34,6 +34,7 @@ export async function startAgentWorkflow(client: Client, start: AgentStart): Pro
     workflowId: agentWorkflowId(start.agentKey),
     taskQueue,
     workflowIdConflictPolicy: 'USE_EXISTING',
+    workflowTaskTimeout: AGENT_WORKFLOW_TASK_TIMEOUT,
     args: [input],
   });
   return handle.firstExecutionRunId;

@@ -9,6 +9,14 @@ import type { Limits } from './wire';
 /** The workflow type of the agent workflow (a bot's bundle re-exports `agentWorkflow`). */
 export const AGENT_WORKFLOW_TYPE = 'agentWorkflow';
 
+/**
+ * The agent workflow's workflow task timeout (Temporal's default is 10 s). Its tasks take
+ * milliseconds, and a replay of a whole run (continue-as-new at 1,000 events) well under a second
+ * (2.5 s under the cluster chaos run's load): a task started on a worker that then died holds the
+ * agent, its replies and its read ticks for this long, not 10 s.
+ */
+export const AGENT_WORKFLOW_TASK_TIMEOUT = '5 seconds';
+
 /** What the agent workflow (`agent:<agentKey>`) is started with (`ensureAgent`, a starting worker). */
 export interface AgentStartInput {
   agentKey: string;

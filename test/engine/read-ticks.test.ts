@@ -140,8 +140,11 @@ describe('read ticks keep pace with replies', () => {
     }
     const { lateness } = await readTicks(engine, ids);
     for (const [id, ms] of lateness) expect({ id, late: ms <= 2500 }).toEqual({ id, late: true });
-    // The runs rolled over while they went on.
+    // The runs rolled over while they went on, each with the agent's short workflow task timeout
+    // (a task lost with its worker holds replies and read ticks for that long).
     expect((await getAgentState(engine.client, engine.agentKey))!.generation).toBeGreaterThanOrEqual(2);
+    const { raw } = await engine.client.workflow.getHandle(engine.agentWorkflowId).describe();
+    expect(Number(raw.executionConfig?.defaultWorkflowTaskTimeout?.seconds)).toBe(5);
   });
 
   it('429 and 503 on POST /statuses: read no later after its reply than the Retry-After and backoff require', async () => {

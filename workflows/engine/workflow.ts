@@ -7,8 +7,8 @@
  */
 import {
   condition,
-  continueAsNew,
   getExternalWorkflowHandle,
+  makeContinueAsNewFunc,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -21,6 +21,7 @@ import {
   wakeSignal,
 } from '../../protocol/messages';
 import { resumeSchema, sendRequestSchema } from '../../protocol/message-schemas';
+import { AGENT_WORKFLOW_TASK_TIMEOUT } from '../../protocol/agent';
 import { autoUpgrade } from '../author/auto-upgrade';
 import { setCheckedSignal, setCheckedUpdate } from '../author/checked-handlers';
 import type { AgentWorkflowInput } from './state-types';
@@ -62,7 +63,11 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<void> {
   rt.lifecycle.drain();
   await supervisor.watch(Promise.all([typingDone, markReadsDone]));
   await handOver(rt, dispatcher, pollDone);
-  await continueAsNew<typeof agentWorkflow>({ ...input, carried: rt.collect() });
+  // (The task timeout is set again: a run started before it was shortened moves to it here.)
+  await makeContinueAsNewFunc<typeof agentWorkflow>({ workflowTaskTimeout: AGENT_WORKFLOW_TASK_TIMEOUT })({
+    ...input,
+    carried: rt.collect(),
+  });
 }
 
 // Auto-upgrade: the agent lives for months and is amsflow's own code, kept compatible across
