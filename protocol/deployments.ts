@@ -5,16 +5,17 @@
  * and move a deployment's routing. The Temporal client is passed in (a type-only import: workflow
  * code may load this module, and never calls it).
  *
- * A build is a Worker Deployment Version: `<deployment>:<build id>`. The bot author's workflows
- * (conversations, approvals, the bot's own) are pinned to the build that started them; amsflow's
- * long-lived ones (the agent, reminders) auto-upgrade: their next workflow task after a promotion
- * runs on the new current build.
+ * A build is a Worker Deployment Version: `<deployment>:<build id>`. Every workflow is pinned to
+ * the build that started it; amsflow's long-lived ones (the agent, reminders) continue as new onto
+ * the current build once another is current (workflows/author/build-moves.ts), woken by the
+ * promotion so that they move at once.
  */
 import type { Client } from '@temporalio/client';
 import { APPROVAL_WORKFLOW_TYPE } from './ids';
+import { wakeSignal } from './messages';
 
-/** amsflow's own workflow types that move to the current build at their next task. */
-export const AUTO_UPGRADE_WORKFLOW_TYPES = ['agentWorkflow', 'remindersWorkflow'] as const;
+/** amsflow's own workflow types that move to the current build at continue-as-new (build-moves.ts). */
+export const MOVING_WORKFLOW_TYPES = ['agentWorkflow', 'remindersWorkflow'] as const;
 
 /** The deployment name rule of the server: no `.` or `:`, not starting with `__`. */
 export const DEPLOYMENT_NAME_PATTERN = /^(?!__)[^.:\s]{1,200}$/;
@@ -65,6 +66,12 @@ export interface DeploymentView {
   ramping?: { buildId: string; percentage: number };
   /** Newest first. */
   builds: BuildSummary[];
+  /**
+   * Whether the last routing change (a promotion, a ramp) has reached every task queue of the
+   * deployment: before, a pinned workflow's task is not yet told that another build is current.
+   * True on a server that does not say.
+   */
+  routingPropagated: boolean;
 }
 
 /** The parts of the server's answer read here (its generated types are not a dependency). */
@@ -79,6 +86,8 @@ interface RawDeployment {
       rampingDeploymentVersion?: RawVersion | null;
       rampingVersionPercentage?: number | null;
     } | null;
+    /** 1: in progress, 2: completed (absent on older servers). */
+    routingConfigUpdateState?: number | null;
     versionSummaries?:
       | {
           deploymentVersion?: RawVersion | null;
@@ -113,8 +122,12 @@ export function deploymentViewOf(deploymentName: string, raw: RawDeployment): De
         { buildId, status: STATUS_BY_NUMBER[v.status ?? 0] ?? 'unknown', createdAt: isoOf(v.createTime) },
       ];
     }),
+    routingPropagated: info?.routingConfigUpdateState !== ROUTING_UPDATE_IN_PROGRESS,
   };
 }
+
+/** `RoutingConfigUpdateState.ROUTING_CONFIG_UPDATE_STATE_IN_PROGRESS`. */
+const ROUTING_UPDATE_IN_PROGRESS = 1;
 
 /** gRPC's NOT_FOUND: the deployment (or build) does not exist yet. */
 export function isNotFound(err: unknown): boolean {
@@ -138,7 +151,10 @@ export async function describeDeployment(
   }
 }
 
-/** Makes `build` current: new workflows start there, auto-upgrading ones move there. */
+/**
+ * Makes `build` current: new workflows start there, and amsflow's moving workflows still on an
+ * earlier build are woken to continue as new onto it ({@link wakeMovers}).
+ */
 export async function makeCurrent(client: Client, build: BuildRef, identity: string): Promise<void> {
   await client.workflowService.setWorkerDeploymentCurrentVersion({
     namespace: client.options.namespace,
@@ -146,6 +162,45 @@ export async function makeCurrent(client: Client, build: BuildRef, identity: str
     buildId: build.buildId,
     identity,
   });
+  await wakeMovers(client, build);
+}
+
+/**
+ * Wakes (`amsflow.wake`) the running agent and reminders workflows that are not on `current`, so
+ * that each sees at once that another build is current and continues as new onto it (an agent
+ * would at its next poll's end, within minutes; reminders at their next reminder, days away, and
+ * their build would not drain meanwhile). Those of another deployment look and stay. Returns how
+ * many were woken; one that ended meanwhile is passed over.
+ */
+export async function wakeMovers(
+  client: Client,
+  current: BuildRef,
+  options: { timeoutMs?: number; intervalMs?: number } = {},
+): Promise<number> {
+  // A task of theirs is told another build is current only once the routing has reached their
+  // task queue: woken sooner, they would look and stay.
+  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  for (;;) {
+    const view = await describeDeployment(client, current.deploymentName);
+    if (!view || view.routingPropagated || Date.now() > deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 200));
+  }
+  const types = MOVING_WORKFLOW_TYPES.map(quoted).join(', ');
+  const query =
+    `WorkflowType IN (${types}) AND ExecutionStatus = 'Running' AND ` +
+    `TemporalWorkerDeploymentVersion != ${quoted(versionName(current))}`;
+  let woken = 0;
+  for await (const info of client.workflow.list({ query })) {
+    const handle = client.workflow.getHandle(info.workflowId, info.runId);
+    if (
+      await handle.signal(wakeSignal).then(
+        () => true,
+        () => false,
+      )
+    )
+      woken++;
+  }
+  return woken;
 }
 
 /**
@@ -182,7 +237,7 @@ const quoted = (value: string) => `'${value.replace(/'/g, "\\'")}'`;
 /** The visibility queries behind {@link RunningOnBuild}, each over running workflows of `build`. */
 export function runningQueries(build: BuildRef): Record<keyof RunningOnBuild, string> {
   const base = `TemporalWorkerDeploymentVersion = ${quoted(versionName(build))} AND ExecutionStatus = 'Running'`;
-  const ours = [APPROVAL_WORKFLOW_TYPE, ...AUTO_UPGRADE_WORKFLOW_TYPES].map(quoted).join(', ');
+  const ours = [APPROVAL_WORKFLOW_TYPE, ...MOVING_WORKFLOW_TYPES].map(quoted).join(', ');
   return {
     conversations: `${base} AND WorkflowType NOT IN (${ours})`,
     approvals: `${base} AND WorkflowType = ${quoted(APPROVAL_WORKFLOW_TYPE)}`,
@@ -201,8 +256,8 @@ export async function runningOnBuild(client: Client, build: BuildRef): Promise<R
 
 /**
  * A build is drained when it has been current (or ramping) and is no longer, and nothing pinned
- * to it runs: its workers may stop. Auto-upgrading workflows whose last task ran on it do not
- * count: their next task goes to the current build.
+ * to it runs: its workers may stop. The agent and reminders workflows count until they have moved
+ * (at their continue-as-new, which the promotion's wake brings about at once).
  */
 export function isDrained(status: BuildStatus, running: Pick<RunningOnBuild, 'pinned'>): boolean {
   return (status === 'draining' || status === 'drained') && running.pinned === 0;

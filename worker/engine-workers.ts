@@ -7,7 +7,7 @@
  * options they pass.
  *
  * Every worker of a process is one build of a Worker Deployment (versioning.ts): a workflow the
- * build starts stays on it unless its type auto-upgrades (protocol/deployments.ts).
+ * build starts stays on it; the agent and reminders move at continue-as-new (protocol/deployments.ts).
  */
 import { getHeapStatistics } from 'node:v8';
 import type { Client } from '@temporalio/client';

@@ -2,16 +2,17 @@
  * The replay check before a rollout (`amsflow replay`): recent histories of each workflow type,
  * fetched from the cluster or read from exported files, replayed against a bot module's new code
  * (bundled as the worker bundles it) with `Worker.runReplayHistories`. A history that does not
- * replay names a workflow the new build could not run: an auto-upgrading one (the agent,
- * reminders) will move to it and fail there; a pinned one (a conversation, an approval) fails only
- * if it is moved to it (`amsflow deploy move`), and otherwise finishes on its own build.
+ * replay names a workflow the new build could not run. Every workflow is pinned: a conversation or
+ * an approval fails only if it is moved to the new build by hand (`amsflow deploy move`), and
+ * otherwise finishes on its own; the agent and reminders move at continue-as-new, with their state
+ * and without a replay (workflows/author/build-moves.ts).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { AUTO_UPGRADE_WORKFLOW_TYPES } from '../protocol/deployments';
+import { MOVING_WORKFLOW_TYPES } from '../protocol/deployments';
 import { ENGINE_WORKFLOWS } from './bot-bundle';
 
 /** One history to replay: where it came from and what it is. */
@@ -33,8 +34,11 @@ export interface ReplayOutcome {
   status?: string;
   /** Undefined when it replayed; otherwise why not (a non-determinism, a missing workflow type...). */
   error?: string;
-  /** Whether the workflow moves to the new build by itself (agent, reminders). */
-  autoUpgrade: boolean;
+  /**
+   * Whether the workflow moves to the new build by itself (agent, reminders), at continue-as-new
+   * with its state: its history is never replayed there.
+   */
+  movesAtContinueAsNew: boolean;
 }
 
 export interface FetchOptions {
@@ -173,6 +177,6 @@ export async function replayAll(
     build: h.build,
     status: h.status,
     error: i < errors.length ? errors[i] : 'not replayed',
-    autoUpgrade: (AUTO_UPGRADE_WORKFLOW_TYPES as readonly string[]).includes(h.workflowType ?? ''),
+    movesAtContinueAsNew: (MOVING_WORKFLOW_TYPES as readonly string[]).includes(h.workflowType ?? ''),
   }));
 }

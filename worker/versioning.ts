@@ -1,10 +1,10 @@
 /**
  * The build a worker process is: its Worker Deployment (`AMSFLOW_DEPLOYMENT`, default the task
  * queue's name, `amsflow`) and build id (`AMSFLOW_BUILD_ID`, default the digest of its workflow
- * bundle). Every worker of the process polls as that build. Workflows default to pinned: the bot
+ * bundle). Every worker of the process polls as that build. Every workflow is pinned: the bot
  * author's code (handlers, approvals, the bot's own workflows) finishes on the build that started
- * it; amsflow's agent and reminders workflows declare themselves auto-upgrading in their own
- * modules (protocol/deployments.ts lists them).
+ * it; amsflow's agent and reminders workflows continue as new onto the current build once another
+ * is current (workflows/author/build-moves.ts; protocol/deployments.ts lists them).
  */
 import type { WorkerDeploymentOptions, WorkerOptions } from '@temporalio/worker';
 import { deploymentNameFor, type BuildRef } from '../protocol/deployments';

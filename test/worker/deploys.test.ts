@@ -158,13 +158,21 @@ describe('a deployment as the server describes it', () => {
         { buildId: 'b0', status: 'drained', createdAt: undefined },
         { buildId: 'bx', status: 'unknown', createdAt: undefined },
       ],
+      routingPropagated: true,
     });
     expect(deploymentViewOf('fresh', {})).toEqual({
       deploymentName: 'fresh',
       current: undefined,
       ramping: undefined,
       builds: [],
+      routingPropagated: true,
     });
+  });
+
+  it('says whether its last routing change has reached every task queue (a server that does not say: yes)', () => {
+    const state = (routingConfigUpdateState: number) =>
+      deploymentViewOf('d', { workerDeploymentInfo: { routingConfigUpdateState } }).routingPropagated;
+    expect([state(1), state(2), state(0)]).toEqual([false, true, true]);
   });
 
   it('calls a build drained once it was current and nothing pinned to it runs', () => {

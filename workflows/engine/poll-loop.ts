@@ -19,24 +19,11 @@ import { pageKind, waitAfterPage } from './poll-budget';
 import { expectPoll, pollFailed, untilResumed } from './poll-health';
 import { assumeQuietPolls, quietPollingFor, recordQuietPolls, type QuietPollContext } from './quiet-poll';
 import type { AgentRuntime } from './runtime';
-import { isPatched } from './versions';
 import { PollRetry } from './poll-retry';
 import { decide } from './send-policy';
 
 /** A wait before a poll longer than this is a workflow timer, not the activity's (its timeouts stay short). */
 const ACTIVITY_WAIT_MAX_MS = 20_000;
-
-/** Polls count in the updates window from their answer, not their start (versions.ts). */
-const WINDOW_AT_ANSWER = 'amsflow-window-at-answer';
-/** Patch: a quiet poll ended for a sooner poll while draining is followed by that poll. */
-const POLL_THROUGH_DRAIN = 'amsflow-poll-through-drain';
-
-/** Patch: after a poll activity timed out, the next poll waits for the lost one's end at the service. */
-const LOST_POLL_LEASE = 'amsflow-lost-poll-lease';
-/** Patch: that wait is handed to the next poll activity, which cuts it short after a dead worker. */
-const LOST_POLL_TICKET = 'amsflow-lost-poll-ticket';
-/** Patch: a poll given up because its worker process ended is followed by the next at once. */
-const WORKER_ENDED = 'amsflow-poll-worker-ended';
 
 export async function runPollLoop(rt: AgentRuntime, dispatcher: Dispatcher): Promise<void> {
   const { lifecycle } = rt;
@@ -78,10 +65,15 @@ export async function runPollLoop(rt: AgentRuntime, dispatcher: Dispatcher): Pro
       const info = pollFailed(rt, err, handedOutAt);
       if (rt.status.refusal) {
         // Stopped: the refusal's resume polls.
-      } else if (isWorkerEnded(info) && isPatched(WORKER_ENDED)) retry.workerEnded();
-      else retry.failed(rt.now(), requestVerdict(info));
-      if (info.timedOut && isPatched(LOST_POLL_LEASE))
-        retry.lost(rt.now(), timeoutSeconds, isPatched(LOST_POLL_TICKET) ? ticketOf(err) : undefined);
+      } else if (isWorkerEnded(info)) {
+        // Given up by a worker on its machine after its process ended: nothing of it is open at
+        // the service, so no failure backoff.
+        retry.workerEnded();
+      } else retry.failed(rt.now(), requestVerdict(info));
+      // Timed out: a poll it started may still be open at the service (its worker cut off, not
+      // dead); the next poll waits for its end there, a wait the next poll activity cuts short
+      // when the lost attempt's process has ended (activities/poll-tickets.ts).
+      if (info.timedOut) retry.lost(rt.now(), timeoutSeconds, ticketOf(err));
       // Ended for continue-as-new (cancelled, or timed out on a lost worker): the next run polls.
       if (lifecycle.pollEnding) return;
       continue;
@@ -92,7 +84,7 @@ export async function runPollLoop(rt: AgentRuntime, dispatcher: Dispatcher): Pro
     rt.deadline.ended(rt.now());
     rt.tally.polled(1 + recordQuietPolls(rt.windows.updates, result.quietPolls));
     // Counted from its answer: the service may have counted it any time until it answered.
-    plan.confirm(isPatched(WINDOW_AT_ANSWER) ? rt.now() : result.startedAt);
+    plan.confirm(rt.now());
     // Answered before the cancellation reached it: the next run reads the page again.
     if (lifecycle.pollEnding) return;
     // Receipts a quiet poll read past: for the ledger and the counters (nobody waits for them).
@@ -112,11 +104,11 @@ export async function runPollLoop(rt: AgentRuntime, dispatcher: Dispatcher): Pro
 /**
  * A cancelled poll that the loop must follow with another although the run is draining: a quiet
  * poll ended so that the next one starts now (a reconciliation's fence, a receipt watch), not by
- * the hand-over (which ends polling first). Before the patch the loop stopped there, and a send
- * being reconciled waited for that poll for ever: the run never moved on and never polled again.
+ * the hand-over (which ends polling first). Stopping there, a send being reconciled would wait for
+ * that poll for ever: the run would never move on nor poll again.
  */
 function endedToPollAgain(rt: AgentRuntime, quiet: QuietPollingInput | undefined): boolean {
-  return quiet !== undefined && !rt.lifecycle.pollEnding && isPatched(POLL_THROUGH_DRAIN);
+  return quiet !== undefined && !rt.lifecycle.pollEnding;
 }
 
 /**
@@ -159,8 +151,7 @@ function bookFailedPoll(
   receiveReadPast(rt, report.readPast, report.readPastAt);
   if (report.readPast?.length && report.offsetAfter !== undefined) rt.cursor.advance(report.offsetAfter);
   if (!quiet) return;
-  if (report.quietPolls && isPatched(WINDOW_AT_ANSWER))
-    recordQuietPolls(rt.windows.updates, report.quietPolls);
+  if (report.quietPolls) recordQuietPolls(rt.windows.updates, report.quietPolls);
   else assumeQuietPolls(rt.windows.updates, quiet, pollStartedAt, rt.now());
 }
 

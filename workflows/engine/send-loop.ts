@@ -9,7 +9,6 @@ import type { SendFailureType, SendOutcome } from '../../protocol';
 import { failureInfo, sendVerdict, type FailureInfo } from './failure';
 import type { Queued } from './outbox';
 import { refusalOf, refusedOutcome } from './refusal';
-import { isPatched } from './versions';
 import type { AgentRuntime } from './runtime';
 import {
   FRESH_RETRY_STATE,
@@ -20,9 +19,6 @@ import {
 } from './send-policy';
 import { countSendFailure, reportOutbox } from '../author/metrics';
 import { notifyRequester, wantsToHear } from './requester';
-
-/** See workflows/engine/versions.ts. */
-const SENT_KNOWN_AT_SETTLE = 'amsflow-sent-known-at-settle';
 
 export async function runOutbox(rt: AgentRuntime): Promise<never> {
   const { lifecycle } = rt;
@@ -118,9 +114,8 @@ async function sendOne(rt: AgentRuntime, req: Queued): Promise<SendOutcome> {
       // (None reported: the attempt told nothing of them, and they go again at once.)
       rt.markReadsRode(attemptId, result.markRead);
       if (result.recipient) rt.cursor.sawRecipient(result.recipient);
-      // The id becomes known only when the outcome is settled (`settle`, with its question's
-      // wait): known sooner, a reply to it on a page handled in between would not wait for that.
-      if (!isPatched(SENT_KNOWN_AT_SETTLE)) rt.ledger.sent(result.messageId);
+      // (The id becomes known only when the outcome is settled, `settle`, with its question's
+      // wait: known sooner, a reply to it on a page handled in between would not wait for that.)
       return { ok: true, messageId: result.messageId, attempts: retry.attempts };
     } catch (err) {
       confirm(rt.now());
@@ -257,8 +252,6 @@ async function reconcile(rt: AgentRuntime, attemptAt: number): Promise<string | 
   } finally {
     done();
   }
-  const accepted = rt.ledger.claimable(attemptAt);
   // Claimed when the outcome is settled (`settle`), as a plain send's id is.
-  if (accepted && !isPatched(SENT_KNOWN_AT_SETTLE)) rt.ledger.claim(accepted);
-  return accepted;
+  return rt.ledger.claimable(attemptAt);
 }

@@ -50,16 +50,7 @@ export function resolveTuning(tuning: AgentTuning | undefined): Tuning {
   return resolved;
 }
 
-/** The continue-as-new threshold of runs begun before patch `amsflow-shorter-runs` (2026-11-28). */
-export const EARLIER_CONTINUE_AS_NEW_AFTER_EVENTS = 4000;
-
-/**
- * The history length at which a run continues as new: its tuning's, else the default of the code
- * that began the run (`shorterRuns`: patch `amsflow-shorter-runs` was in it).
- */
-export function continueAsNewAfterEvents(tuning: AgentTuning | undefined, shorterRuns: boolean): number {
-  return (
-    tuning?.continueAsNewAfterEvents ??
-    (shorterRuns ? DEFAULT_TUNING.continueAsNewAfterEvents : EARLIER_CONTINUE_AS_NEW_AFTER_EVENTS)
-  );
+/** The history length at which a run continues as new: its tuning's, else the default. */
+export function continueAsNewAfterEvents(tuning: AgentTuning | undefined): number {
+  return tuning?.continueAsNewAfterEvents ?? DEFAULT_TUNING.continueAsNewAfterEvents;
 }

@@ -1,16 +1,17 @@
 /**
  * The engine's workflow versions: the one module that may call Temporal's `patched` and
  * `deprecatePatch` (a lint rule, `amsflow/patches-in-versions`, fails any other file that
- * imports them). v1 (2026-11-25) is the baseline (no patch); every recorded history under
- * test/histories/ was recorded from it or from a later code that lists its patch ids here.
+ * imports them). Before 1.0 there is no patch at all: amsflow's long-lived workflows (the agent,
+ * reminders) are pinned to the build that started a run and move to the current build at
+ * continue-as-new, so a change never replays history written by other code; the recorded
+ * histories under test/histories/ are today's code's.
  *
- * Changing what the agent workflow does in a way a replay would see (a command added, removed
- * or reordered) while runs of the old code are open:
+ * After 1.0, a change to what a workflow does that a replay would see (a command added, removed
+ * or reordered), needed by runs already open on the old build (a fix that cannot wait for their
+ * continue-as-new), goes through a patch's life cycle here:
  * 1. add an id here, stage `patched`, with today's date, and branch on `isPatched(id)`;
- * 2. once no run that began before that deploy is open (a run lives until its next
- *    continue-as-new, so a few hours of traffic at most, and at most the history bound's worth),
- *    set the stage to `deprecated` and replace the branch by `patchDeprecated(id)` and the new
- *    code alone;
+ * 2. once no run that began before that deploy is open, set the stage to `deprecated` and replace
+ *    the branch by `patchDeprecated(id)` and the new code alone;
  * 3. once no run of the `patched` stage's code is open either, delete the entry and the call.
  * Record a history from the new code (`AMSFLOW_RECORD_HISTORIES=1`) so that the replay suite
  * keeps both the old recording and the new one green meanwhile.
@@ -29,65 +30,13 @@ export interface PatchEntry {
   mayGo: string;
 }
 
-/** The patch ids in use (none at the v1 baseline). */
-export const PATCHES = {
-  'amsflow-sent-known-at-settle': {
-    added: '2026-11-28',
-    stage: 'patched',
-    change:
-      "a send's message id is known to the quote hold only once its outcome is settled (its question's wait registered): a reply to it handled in the same workflow task as the send's result waits for that instead of reaching a new handler",
-    mayGo:
-      'deprecated once no agent run begun before 2026-11-28 is open (its next continue-as-new), then removed once no run of the patched stage is open',
-  },
-  'amsflow-window-at-answer': {
-    added: '2026-11-28',
-    stage: 'patched',
-    change:
-      "a poll counts in the updates window from when it was answered, not when it left (the service may count it any time until it answers: a slow front stamps it late), and a failed quiet poll's own report of its polls replaces the assumed ones",
-    mayGo:
-      'deprecated once no agent run begun before 2026-11-28 is open (its next continue-as-new), then removed once no run of the patched stage is open',
-  },
-  'amsflow-shorter-runs': {
-    added: '2026-11-28',
-    stage: 'patched',
-    change:
-      'the agent continues as new after 1,000 history events (was 4,000) unless its tuning says otherwise: a worker taking a run over replays a quarter as much (at 4,000, replays under load took longer than the 10-s workflow task timeout, again and again)',
-    mayGo:
-      'deprecated once no agent run begun before 2026-11-28 is open (its next continue-as-new), then removed once no run of the patched stage is open',
-  },
-  'amsflow-poll-through-drain': {
-    added: '2026-11-28',
-    stage: 'patched',
-    change:
-      'a quiet poll ended for a sooner poll (a reconciliation, a receipt watch) while the run drains for continue-as-new is followed by that poll; the loop used to stop there, and a send being reconciled then waited for ever (the run never moved on nor polled again)',
-    mayGo:
-      'deprecated once no agent run begun before 2026-11-28 is open (its next continue-as-new), then removed once no run of the patched stage is open',
-  },
-  'amsflow-lost-poll-lease': {
-    added: '2026-11-28',
-    stage: 'patched',
-    change:
-      'after a poll activity timed out, the next poll waits until a poll that activity may have started has ended at the service (protocol/poll-lease.ts); it used to start after the backoff, and the service answered the older poll 409 when the lost worker was cut off but alive',
-    mayGo:
-      'deprecated once no agent run begun before 2026-11-28 is open (its next continue-as-new), then removed once no run of the patched stage is open',
-  },
-  'amsflow-lost-poll-ticket': {
-    added: '2026-11-29',
-    stage: 'patched',
-    change:
-      "that wait is handed to the next poll activity with the lost attempt's ticket, instead of a workflow timer: the activity cuts it to the close grace when the attempt's worker process has ended (activities/poll-tickets.ts), since a dead process has no request open",
-    mayGo:
-      'deprecated once no agent run begun before 2026-11-29 is open (its next continue-as-new), then removed once no run of the patched stage is open',
-  },
-  'amsflow-poll-worker-ended': {
-    added: '2026-11-29',
-    stage: 'patched',
-    change:
-      'a poll given up because its worker process ended (PollWorkerEnded, sent by a worker on the same machine after the close grace) is followed by the next poll at once, not after the failure backoff (about 1 s): nothing of it is open at the service',
-    mayGo:
-      'deprecated once no agent run begun before 2026-11-30 is open (its next continue-as-new), then removed once no run of the patched stage is open',
-  },
-} as const satisfies Record<string, PatchEntry>;
+/**
+ * The patch ids in use: none before 1.0 (a test holds it while package.json's version is 0.x).
+ * Until then a change to the engine's workflows reaches running agents through Worker
+ * Versioning: a run stays on the build that started it and moves to the current build at its
+ * next continue-as-new (docs/OPERATIONS.md, "Upgrading workflow code").
+ */
+export const PATCHES = {} as const satisfies Record<string, PatchEntry>;
 
 export type PatchId = keyof typeof PATCHES;
 

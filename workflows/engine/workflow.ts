@@ -1,8 +1,8 @@
 /**
  * The agent workflow, one per agent (`agent:<agentKey>`): wiring only. It builds its parts from
- * the carried state (`AgentRuntime`), runs the poll, outbox, typing and mark-read loops, sets the signals,
- * update and query of the protocol onto the parts, and continues as new before its history
- * grows large, carrying everything in flight. Each rule lives in its part; see
+ * the carried state (`AgentRuntime`), runs the poll, outbox, typing and mark-read loops, sets the
+ * signals, update and query of the protocol onto the parts, and continues as new before its
+ * history grows large or onto a build made current since (a deploy), carrying everything in flight. Each rule lives in its part; see
  * `workflows/README.md`.
  */
 import {
@@ -22,7 +22,7 @@ import {
 } from '../../protocol/messages';
 import { resumeSchema, sendRequestSchema } from '../../protocol/message-schemas';
 import { AGENT_WORKFLOW_TASK_TIMEOUT } from '../../protocol/agent';
-import { autoUpgrade } from '../author/auto-upgrade';
+import { newBuildCurrent, onCurrentBuild } from '../author/build-moves';
 import { setCheckedSignal, setCheckedUpdate } from '../author/checked-handlers';
 import type { AgentWorkflowInput } from './state-types';
 import { Dispatcher } from './dispatcher';
@@ -36,13 +36,9 @@ import { stateView } from './state-view';
 import { runMarkReadLoop, runTypingLoop } from './status-loop';
 import { Supervisor } from './supervisor';
 import { continueAsNewAfterEvents } from './tuning';
-import { isPatched } from './versions';
-
-/** Patch: continue as new after 1,000 events by default (tuning.ts). */
-const SHORTER_RUNS = 'amsflow-shorter-runs';
 
 export async function agentWorkflow(input: AgentWorkflowInput): Promise<void> {
-  const continueAfter = continueAsNewAfterEvents(input.tuning, isPatched(SHORTER_RUNS));
+  const continueAfter = continueAsNewAfterEvents(input.tuning);
   const supervisor = new Supervisor();
   const rt = new AgentRuntime(input, supervisor);
   const dispatcher = new Dispatcher(rt);
@@ -57,22 +53,28 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<void> {
   const typingDone = supervisor.own(runTypingLoop(rt));
   const markReadsDone = supervisor.own(runMarkReadLoop(rt));
 
+  // Continues as new before its history grows long, and onto the current build once another is
+  // current (a deploy: build-moves.ts).
   await supervisor.watch(
-    condition(() => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength >= continueAfter),
+    condition(
+      () =>
+        workflowInfo().continueAsNewSuggested ||
+        workflowInfo().historyLength >= continueAfter ||
+        newBuildCurrent(),
+    ),
   );
   rt.lifecycle.drain();
   await supervisor.watch(Promise.all([typingDone, markReadsDone]));
   await handOver(rt, dispatcher, pollDone);
   // (The task timeout is set again: a run started before it was shortened moves to it here.)
-  await makeContinueAsNewFunc<typeof agentWorkflow>({ workflowTaskTimeout: AGENT_WORKFLOW_TASK_TIMEOUT })({
+  await makeContinueAsNewFunc<typeof agentWorkflow>({
+    workflowTaskTimeout: AGENT_WORKFLOW_TASK_TIMEOUT,
+    ...onCurrentBuild(workflowInfo().currentDeploymentVersion),
+  })({
     ...input,
     carried: rt.collect(),
   });
 }
-
-// Auto-upgrade: the agent lives for months and is amsflow's own code, kept compatible across
-// builds by the versions module; its next task after a promotion runs on the new build.
-autoUpgrade(agentWorkflow);
 
 /**
  * Waits until nothing is in flight (`Lifecycle.idle`) and polling has ended, then tells the

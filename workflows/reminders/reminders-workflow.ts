@@ -7,13 +7,14 @@
 import {
   allHandlersFinished,
   condition,
-  continueAsNew,
   log,
+  makeContinueAsNewFunc,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
 import { remindersCommandSchema } from '../../protocol/message-schemas';
-import { autoUpgrade } from '../author/auto-upgrade';
+import { wakeSignal } from '../../protocol/messages';
+import { newBuildCurrent, onCurrentBuild } from '../author/build-moves';
 import { setCheckedSignal } from '../author/checked-handlers';
 import { useAgent } from '../author/handlers';
 import { countReminderFired } from '../author/metrics';
@@ -144,6 +145,9 @@ export async function remindersWorkflow(input: RemindersInput): Promise<void> {
     ...counts,
   });
   setHandler(remindersQuery, view);
+  setHandler(wakeSignal, () => {
+    changed = true;
+  });
 
   async function deliver(reminder: Reminder, now: number): Promise<void> {
     // The state moves first: a cancel or a crash during the send never brings it back.
@@ -189,11 +193,13 @@ export async function remindersWorkflow(input: RemindersInput): Promise<void> {
     const info = workflowInfo();
     if (
       info.continueAsNewSuggested ||
-      info.historyLength > (input.continueAfterEvents ?? CONTINUE_AFTER_EVENTS)
+      info.historyLength > (input.continueAfterEvents ?? CONTINUE_AFTER_EVENTS) ||
+      newBuildCurrent()
     ) {
       await condition(allHandlersFinished);
       const carried = view();
-      await continueAsNew<typeof remindersWorkflow>({
+      // Onto the current build when another is current (a deploy: build-moves.ts).
+      await makeContinueAsNewFunc<typeof remindersWorkflow>(onCurrentBuild(info.currentDeploymentVersion))({
         agentKey: input.agentKey,
         reminders: carried.reminders,
         ended,
@@ -207,11 +213,9 @@ export async function remindersWorkflow(input: RemindersInput): Promise<void> {
     }
     changed = false;
     const next = view().reminders[0]?.dueAt;
-    if (next === undefined) await condition(() => changed);
-    else await condition(() => changed, Math.max(1, next - Date.now()));
+    // A wake (`amsflow.wake`, sent at a promotion) makes it look: a newly current build is moved to.
+    const looked = () => changed || newBuildCurrent();
+    if (next === undefined) await condition(looked);
+    else await condition(looked, Math.max(1, next - Date.now()));
   }
 }
-
-// Auto-upgrade: reminders live as long as the agent and are amsflow's own code; a reminder due
-// after a promotion is delivered by the new build.
-autoUpgrade(remindersWorkflow);
