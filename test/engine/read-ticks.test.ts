@@ -144,7 +144,7 @@ describe('read ticks keep pace with replies', () => {
     // (a task lost with its worker holds replies and read ticks for that long).
     expect((await getAgentState(engine.client, engine.agentKey))!.generation).toBeGreaterThanOrEqual(2);
     const { raw } = await engine.client.workflow.getHandle(engine.agentWorkflowId).describe();
-    expect(Number(raw.executionConfig?.defaultWorkflowTaskTimeout?.seconds)).toBe(5);
+    expect(Number(raw.executionConfig?.defaultWorkflowTaskTimeout?.seconds)).toBe(7);
   });
 
   it('429 and 503 on POST /statuses: read no later after its reply than the Retry-After and backoff require', async () => {
