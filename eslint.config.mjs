@@ -324,22 +324,6 @@ export default tseslint.config(
   // The fences: what each top-level folder may import (docs/ARCHITECTURE.md, "Layout").
   // test/lint/fences.test.ts plants a violation in each folder and expects these to report it.
   ...fenceConfigs(),
-  // ---- Size (issue 20, point 5) ----------------------------------------------------------------
-  // Every non-test source file at most 300 lines, every function at most 60 (blank lines and
-  // comments not counted: a why-comment never pushes code over). The web chat's modules and
-  // scripts/ are source like any other; test/, bench/ and chaos/ (measurement harnesses) and the
-  // examples' tests are not. A file or function that must stay longer says why where it starts:
-  // `/* eslint-disable max-lines -- <reason> */` in its header, or
-  // `// eslint-disable-next-line max-lines-per-function -- <reason>` above the function.
-  {
-    files: ['**/*.ts', 'simulator/web/**/*.js'],
-    ignores: ['test/**', 'bench/**', 'chaos/**', '**/*.test.ts'],
-    rules: {
-      'max-lines': ['error', { max: 300, skipBlankLines: false, skipComments: false }],
-      'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true, IIFEs: true }],
-    },
-  },
-  // ---- end of size ----------------------------------------------------------------------------
   {
     // The web chat: native ES modules in the browser, plain JavaScript with JSDoc types. Its
     // browser globals are listed by hand (no dependency on the `globals` package, and `no-undef`

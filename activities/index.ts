@@ -50,7 +50,6 @@ export interface ActivitiesOptions {
   pollTicketsDir?: string | false;
 }
 
-// eslint-disable-next-line max-lines-per-function -- the activity table: one closure per activity over the shared client registry, listed together so the worker's activity names are read in one place
 export function createActivities(registry: ClientRegistry, options: ActivitiesOptions = {}) {
   const openPolls = new OpenPolls({ closeGraceMs: options.pollCloseGraceMs, sleep: abortableSleep });
   const tickets = new PollTickets(options.pollTicketsDir);

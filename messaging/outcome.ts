@@ -71,7 +71,6 @@ function serviceMessage(answer: ReadAnswer): string {
 }
 
 /** Classifies a non-2xx answer to `target` (e.g. "POST /messages"). */
-// eslint-disable-next-line max-lines-per-function -- one decision table (status x error code -> outcome) read top to bottom; split by status it would hide which answers overlap
 export function classifyAnswer(
   kind: RequestKind,
   target: string,

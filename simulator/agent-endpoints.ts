@@ -66,7 +66,6 @@ function intParam(url: URL, name: string): number | undefined {
 }
 
 /** The handler of every endpoint, over `platform`. */
-// eslint-disable-next-line max-lines-per-function -- the route table of the agent API, one short handler per endpoint
 export function agentEndpoints(platform: Platform): Record<Endpoint, Handler> {
   return {
     messages: async ({ agent, body }) => {

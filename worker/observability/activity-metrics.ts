@@ -4,7 +4,6 @@
  * 429/503s, receipts) and logs each at debug level, with message bodies only when asked to.
  * The activities themselves stay as they are.
  */
-/* eslint-disable max-lines-per-function -- the interceptor is one closure per activity outcome over the metrics it records; not yet cut */
 import type { Context } from '@temporalio/activity';
 import type { Logger } from '@temporalio/common';
 import type { ActivityInterceptors } from '@temporalio/worker';

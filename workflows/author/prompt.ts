@@ -49,7 +49,6 @@ export type PromptResult<T> =
  * send failure. Questions, re-asks and nudges are sent with `reconcileAmbiguous` unless you set
  * it to false: a question whose send was cut by a crash is neither lost nor asked twice.
  */
-// eslint-disable-next-line max-lines-per-function -- workflow code not yet cut into named steps (issue 20): left for a change that runs the replay suite on the cut
 export async function prompt<T = string>(
   question: string | OutboundMessage,
   options: PromptOptions<T> = {},

@@ -88,7 +88,6 @@ export function reminderProblem(r: Reminder | undefined): string | undefined {
  * as `amsflow.reminders.command` signals; the `amsflow.reminders` query answers its state.
  * A bot module re-exports it: `export { agentWorkflow, remindersWorkflow } from 'amsflow/workflows'`.
  */
-// eslint-disable-next-line max-lines-per-function -- workflow code not yet cut into named steps (issue 20): left for a change that runs the replay suite on the cut
 export async function remindersWorkflow(input: RemindersInput): Promise<void> {
   useAgent(input.agentKey);
   const reminders = new Map<string, Reminder>((input.reminders ?? []).map((r) => [r.id, r]));
