@@ -16,6 +16,16 @@ export interface ApprovalInput {
   remindAfterMs?: number;
   /** Epoch ms when the request was made (the client's clock); `at` is never before it. */
   requestedAt: number;
+  /**
+   * What exactly is approved, when the asker binds the decision to it (a model's tool call: the
+   * tool and its arguments): the decision names it, and the asker acts only on a decision for it.
+   */
+  subject?: string;
+  /**
+   * The workflow that asked, when one did (`askApproval`: a model turn asking a tool's approval):
+   * a bare "yes" goes to the approval although that workflow waits for the human's next message.
+   */
+  askedBy?: string;
 }
 
 export type ApprovalDecisionKind = 'approved' | 'rejected' | 'expired' | 'cancelled';
@@ -26,6 +36,10 @@ export interface ApprovalDecision {
   decision: ApprovalDecisionKind;
   /** Who decided: the human's participant id (`user:...`), or 'operator' for a cancel, absent for an expiry. */
   by?: string;
+  /** The human's message that decided it (its wamid): one the agent read from the service and routed here. */
+  messageId?: string;
+  /** The input's `subject`, when it had one. */
+  subject?: string;
   /** ISO 8601 with milliseconds: when the human's answer was written (or the expiry, the cancel). */
   at: string;
 }

@@ -10,6 +10,7 @@ import type { ConversationOps } from './conversation-ops';
 import type { Receipt, SendOutcome, SendRequest, SendResult } from './sends';
 import type { LateMessage, RoutedMessage } from './waits';
 import type { ApprovalView } from './approvals';
+import type { RoutingProof } from './routing';
 
 // The agent workflow: what other workflows and clients send it.
 /** Out-of-band send through the outbox; resolves to the outcome. Idempotent by `requestId`. */
@@ -28,6 +29,8 @@ export const wakeSignal = defineSignal('amsflow.wake');
 export const resumeSignal = defineSignal<[{ reason?: string } | null]>('amsflow.resume');
 /** The agent's state for operators (`amsflow state`). */
 export const stateQuery = defineQuery<AgentStateView>('amsflow.state');
+/** Where the agent routed an inbound message, by its id (routing.ts): the proof a conversation asks for. */
+export const routedToQuery = defineQuery<RoutingProof | null, [string]>('amsflow.routedTo');
 
 // Conversation workflows: what the agent workflow sends them.
 /** The outcome of a send request that asked for it (`notify`). */

@@ -39,7 +39,7 @@ interface SendRequestBase {
 
 /** Fields of other purposes: absent on this one. */
 type Absent<K extends string> = { [P in K]?: never };
-type QuestionField = 'expectReply' | 'waitId' | 'waitNextToo' | 'answerWords' | 'answerLabel';
+type QuestionField = 'expectReply' | 'waitId' | 'waitNextToo' | 'answerWords' | 'answerLabel' | 'askedBy';
 type NudgeField = 'onlyWhileWaiting' | 'quoteQuestion';
 
 /** What a workflow's request adds: who gets the outcome and the receipts, and its place in line. */
@@ -68,6 +68,11 @@ export interface QuestionSend extends SendRequestBase, FromWorkflow, Absent<Nudg
   answerWords?: string[];
   /** With `answerWords`: how "which one?" lists the question. */
   answerLabel?: string;
+  /**
+   * With `answerWords`: the conversation this question asks for (a model turn asking a tool's
+   * approval): its own wait for the human's next message is no other open question.
+   */
+  askedBy?: string;
 }
 
 /**

@@ -19,8 +19,13 @@ export interface WaitStart {
   nextToo?: boolean;
   /** Also take a bare message that is one of these words (an approval's yes/no). */
   answerWords?: string[];
-  /** With `answerWords`: how "which one?" lists this wait when a bare answer fits several. */
+  /**
+   * How "which one?" lists this wait when a bare answer could be for it and another (its
+   * question, shortened): with `answerWords`, or for any wait for the next message.
+   */
   label?: string;
+  /** With `answerWords`: the conversation this wait asks for (see `QuestionSend.askedBy`). */
+  askedBy?: string;
   lateText?: never;
 }
 
@@ -35,6 +40,7 @@ export interface WaitEnd {
   nextToo?: never;
   answerWords?: never;
   label?: never;
+  askedBy?: never;
 }
 
 /** Registers (`wait: true`) or ends (`wait: false`) a workflow's wait. */

@@ -29,6 +29,7 @@ import { resolveTemporalBinaries } from '../tools/temporal-binaries';
 import { closeSafePlugin } from '../tools/temporal-connection';
 import type { RunningSimulator } from '../simulator';
 import { createEngineWorkers } from '../worker/engine-workers';
+import { agentTuningOf } from '../worker/ensure-agents';
 import { promoteAtStart } from '../worker/promotion';
 import { superviseWorkers } from '../worker/supervise-workers';
 import type { AgentTuning } from '../protocol';
@@ -178,10 +179,10 @@ async function start(
     agentKey,
     taskQueue,
     limits: options.limits,
-    tuning: {
-      ...(timeSkipping ? TIME_SKIPPING_TUNING : { pollTimeoutSeconds: 5 }),
-      ...options.tuning,
-    },
+    tuning: agentTuningOf(
+      { ...(timeSkipping ? TIME_SKIPPING_TUNING : { pollTimeoutSeconds: 5 }), ...options.tuning },
+      { model: options.model !== undefined },
+    ),
     botConfig: options.config,
   });
   return new Harness(

@@ -19,6 +19,7 @@ import { askLeaseVia } from './poll-lease';
 import { createActivities } from '../activities';
 import { createModelActivities, type WorkerModel } from '../activities/model-calls';
 import { createScheduleActivities } from '../activities/schedules';
+import { createRoutingActivities } from '../activities/routing-proof';
 import type { Limits } from '../messaging/limits';
 import type { BuildRef } from '../protocol/deployments';
 import { endpointQueuePlan } from './engine-queues';
@@ -144,9 +145,14 @@ export async function createEngineWorkers(options: EngineWorkersOptions): Promis
       maxCachedWorkflows: options.maxCachedWorkflows ?? cacheBound(getHeapStatistics().heap_size_limit),
       // A worker killed with SIGKILL never says goodbye; its sticky queue is given up after this.
       stickyQueueScheduleToStartTimeout: '3s',
-      // Reminders' and model turns' activities (they hold a client) and the bot's own, on the
-      // task queue its workflows call by default.
-      activities: { ...schedules, ...model, ...options.botActivities },
+      // Reminders', model turns' and approvals' activities (they hold a client) and the bot's own,
+      // on the task queue its workflows call by default.
+      activities: {
+        ...schedules,
+        ...model,
+        ...createRoutingActivities(options.client),
+        ...options.botActivities,
+      },
       workflowBundle: options.workflowBundle,
     });
     const plan = endpointQueuePlan({

@@ -8,8 +8,23 @@ import type { Client } from '@temporalio/client';
 import { mapLimited } from '../core/map-limited';
 import { resolveLimits } from '../messaging/limits';
 import { resumeAgentWorkflow, startAgentWorkflow } from '../protocol/agent-start';
+import type { AgentTuning } from '../protocol/agent-tuning';
 import type { AgentConfig, WorkerConfig } from './config';
 import type { Log } from './run-types';
+
+/**
+ * New messages a minute an agent of a worker with a model takes in by default (`inboundBudget`):
+ * each starts a model call, which costs money, so a flood is not handled past the service's own
+ * pace of replies (12 sends a minute). Set `inboundBudget` in `AMSFLOW_TUNING` (0: none).
+ */
+export const MODEL_AGENT_INBOUND_BUDGET = 12;
+
+/** The tuning an agent is started with: the worker's, with a model agent's inbound budget by default. */
+export function agentTuningOf(tuning: AgentTuning, worker: { model: boolean }): AgentTuning {
+  return worker.model && tuning.inboundBudget === undefined
+    ? { ...tuning, inboundBudget: MODEL_AGENT_INBOUND_BUDGET }
+    : tuning;
+}
 
 /** Starts in flight at once: enough to start 10,000 agents in seconds, few enough for the server. */
 const STARTS_IN_FLIGHT = 32;
@@ -28,7 +43,7 @@ export async function ensureAgents(
       agentKey: agent.agentKey,
       taskQueue: config.taskQueue,
       limits: resolveLimits(config.limits),
-      tuning: config.tuning,
+      tuning: agentTuningOf(config.tuning, { model: config.model !== undefined }),
       handlerWorkflowType: agent.handlerWorkflowType,
       recipient: agent.recipient,
       botConfig: config.botConfig,

@@ -26,7 +26,13 @@ export const NOT_APPROVED = 3;
 
 /** The decision as `--json` prints it: always the four keys, `by` null when nobody decided. */
 function decisionJson(d: ApprovalDecision): string {
-  return JSON.stringify({ id: d.id, decision: d.decision, by: d.by ?? null, at: d.at });
+  return JSON.stringify({
+    id: d.id,
+    decision: d.decision,
+    by: d.by ?? null,
+    messageId: d.messageId ?? null,
+    at: d.at,
+  });
 }
 
 /** The decision for a person: `approval <id>: approved by user:1 at <iso>`. */
@@ -76,7 +82,10 @@ const requestOptions = {
   },
   id: { type: 'string', value: '<id>', description: 'the request id: requests with one id are one request' },
   wait: { type: 'boolean', description: 'wait for the decision and print it (exit 3 unless approved)' },
-  json: { ...jsonOption, description: 'with --wait: print {"id","decision","by","at"} on one line' },
+  json: {
+    ...jsonOption,
+    description: 'with --wait: print {"id","decision","by","messageId","at"} on one line',
+  },
 } as const;
 
 /** The approval workflow's input for the command line; throws {@link ApprovalRequestError}. */
@@ -162,7 +171,7 @@ const cancel = command({
   options: {
     agent: agentOption,
     reason: { type: 'string', value: '<text>', description: 'why (told to the human)' },
-    json: { ...jsonOption, description: 'print the decision as {"id","decision","by","at"}' },
+    json: { ...jsonOption, description: 'print the decision as {"id","decision","by","messageId","at"}' },
   },
   check: ({ args }) => approvalIdProblem(args[0]),
   run: ({ values, args: [id], temporal }) =>

@@ -266,17 +266,18 @@ describe('approvals against a worker', () => {
     expect((await sentWith(question)).map((s) => (s.body as { text: { body: string } }).text.body)).toEqual([
       expect.stringContaining(question),
     ]);
-    await engine.human('yes', { id: asked });
+    const answer = await engine.human('yes', { id: asked });
 
     const { code, out, err } = await waiting;
     expect({ code, err }).toEqual({ code: 0, err: '' });
     expect(out.split('\n')).toHaveLength(1);
     const decision = JSON.parse(out);
-    expect(Object.keys(decision)).toEqual(['id', 'decision', 'by', 'at']);
+    expect(Object.keys(decision)).toEqual(['id', 'decision', 'by', 'messageId', 'at']);
     expect(decision).toEqual({
       id,
       decision: 'approved',
       by: engine.creator,
+      messageId: answer,
       at: expect.stringMatching(ISO),
     });
     expect(Date.parse(decision.at)).toBeGreaterThanOrEqual(requested);
@@ -302,13 +303,14 @@ describe('approvals against a worker', () => {
     expect((await engine.client.workflow.getHandle(workflowId).describe()).runId).toBe(runId);
 
     // Decided: the request answers with its decision at once, and starts nothing.
-    await engine.human('no', { id: asked });
+    const no = await engine.human('no', { id: asked });
     const third = await run([...argv, '--wait', '--json'], env);
     expect(third.code).toBe(3);
     expect(JSON.parse(third.out)).toEqual({
       id,
       decision: 'rejected',
       by: engine.creator,
+      messageId: no,
       at: expect.any(String),
     });
     const human = await run([...argv, '--wait'], env);
@@ -377,8 +379,15 @@ describe('approvals against a worker', () => {
     expect(cancelled.err).toBe('');
     expect(cancelled.code).toBe(0);
     const decision = JSON.parse(cancelled.out);
-    expect(decision).toEqual({ id, decision: 'cancelled', by: 'operator', at: expect.stringMatching(ISO) });
-    expect(await waiting).toEqual(decision);
+    expect(decision).toEqual({
+      id,
+      decision: 'cancelled',
+      by: 'operator',
+      messageId: null,
+      at: expect.stringMatching(ISO),
+    });
+    // The decision itself names no message (the CLI's JSON says null).
+    expect(await waiting).toEqual({ id, decision: 'cancelled', by: 'operator', at: decision.at });
     const late = ['approval', 'request', ...agent(), '--question', question, '--id', id, '--wait', '--json'];
     expect(await run(late, env)).toEqual({ code: 3, out: cancelled.out, err: '' });
 
@@ -412,7 +421,13 @@ describe('approvals against a worker', () => {
       env,
     );
     expect(code).toBe(3);
-    expect(JSON.parse(out)).toEqual({ id, decision: 'expired', by: null, at: expect.stringMatching(ISO) });
+    expect(JSON.parse(out)).toEqual({
+      id,
+      decision: 'expired',
+      by: null,
+      messageId: null,
+      at: expect.stringMatching(ISO),
+    });
   });
 
   it('from code: requestApproval resolves with the decision; cancel of an unknown id is NotFound', async () => {
@@ -425,11 +440,12 @@ describe('approvals against a worker', () => {
     });
     expect(handle.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(handle.workflowId).toBe(`approval:${engine.agentKey}:${handle.id}`);
-    await engine.human('👍', { id: await questionMessage('From code?', handle.id) });
+    const thumb = await engine.human('👍', { id: await questionMessage('From code?', handle.id) });
     expect(await handle.result()).toEqual({
       id: handle.id,
       decision: 'approved',
       by: engine.creator,
+      messageId: thumb,
       at: expect.stringMatching(ISO),
     });
     await expect(handle.cancel()).rejects.toMatchObject({

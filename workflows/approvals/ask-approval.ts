@@ -7,7 +7,7 @@
  */
 import type { Duration } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common/lib/time';
-import { WorkflowIdReusePolicy, startChild } from '@temporalio/workflow';
+import { WorkflowIdReusePolicy, startChild, workflowInfo } from '@temporalio/workflow';
 import { cancelSignal } from '../../protocol/messages';
 import { approvalWorkflowId } from '../../protocol/ids';
 import type { ApprovalDecision, ApprovalInput } from '../../protocol/approvals';
@@ -31,6 +31,8 @@ export interface AskApprovalOptions {
   timeout: Duration;
   /** A reminder in the chat after this long (and every as long again, at most 3). Default none. */
   remindAfter?: Duration;
+  /** What exactly is approved (a tool call: its tool and arguments); the decision names it. */
+  subject?: string;
 }
 
 /** Asks the human, as this workflow's agent, to approve; the decision comes with the result. */
@@ -42,6 +44,8 @@ export async function askApproval(options: AskApprovalOptions): Promise<PendingA
     question: options.question,
     timeoutMs: msToNumber(options.timeout),
     ...(options.remindAfter === undefined ? {} : { remindAfterMs: msToNumber(options.remindAfter) }),
+    ...(options.subject === undefined ? {} : { subject: options.subject }),
+    askedBy: workflowInfo().workflowId,
     requestedAt: Date.now(),
   };
   const workflowId = approvalWorkflowId(conv.agentKey, options.id);

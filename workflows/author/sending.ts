@@ -48,7 +48,7 @@ export interface RequestExtras {
   /** With `waitId`: whether the human's next message also answers (default true). */
   waitNextToo?: boolean;
   /** With `waitId`: bare answer words that answer too, and the question's label for "which one?". */
-  answers?: { words: string[]; label: string };
+  answers?: { words: string[]; label: string; askedBy?: string };
   /** With `onlyWhileWaiting`: quote the question that wait is for (the agent knows its id). */
   quoteQuestion?: boolean;
 }
@@ -62,6 +62,7 @@ function question(base: WorkflowSend, options: RequestExtras): SendRequest | und
     waitId: options.waitId,
     ...(options.waitNextToo === undefined ? {} : { waitNextToo: options.waitNextToo }),
     ...(options.answers ? { answerWords: options.answers.words, answerLabel: options.answers.label } : {}),
+    ...(options.answers?.askedBy ? { askedBy: options.answers.askedBy } : {}),
   };
 }
 

@@ -50,7 +50,7 @@ export interface WaitPlan {
   /** Nudges of a silent human: when each is due, and how one is sent. */
   nudges?: { times: readonly number[]; send: () => Promise<void> };
   /** Bare messages that are one of these words come here too (an approval's yes/no). */
-  answers?: { words: string[]; label: string };
+  answers?: { words: string[]; label: string; askedBy?: string };
   /** What the agent answers a late answer to `questionId` once this workflow has ended. */
   lateText?: string;
   /**
@@ -58,6 +58,12 @@ export interface WaitPlan {
    * (`sendQuestion`): if it fails, the wait ends with that failure (thrown).
    */
   questionRequest?: string;
+  /**
+   * Proves a routed message came from the agent before the wait takes it (an approval's answer):
+   * resolves to the message as the agent routed it, or undefined for one it did not (a forged
+   * signal), which is dropped while the wait goes on, still registered with the agent.
+   */
+  verify?: (routed: RoutedMessage) => Promise<RoutedMessage | undefined>;
 }
 
 /** Starts a new wait of `conv`; returns its id. */
@@ -75,6 +81,7 @@ export function beginWait(conv: Conversation): number {
 async function register(conv: Conversation, plan: WaitPlan): Promise<void> {
   const waitId = beginWait(conv);
   if (!plan.next && !plan.questionId && !plan.answers) return;
+  const label = plan.answers?.label ?? conv.question ?? conv.name;
   await conv.channel.hand({
     op: 'wait',
     request: {
@@ -83,7 +90,10 @@ async function register(conv: Conversation, plan: WaitPlan): Promise<void> {
       waitId,
       ...(plan.questionId ? { questionId: plan.questionId } : {}),
       nextToo: plan.next,
-      ...(plan.answers ? { answerWords: plan.answers.words, label: plan.answers.label } : {}),
+      ...(plan.answers ? { answerWords: plan.answers.words } : {}),
+      ...(plan.answers?.askedBy ? { askedBy: plan.answers.askedBy } : {}),
+      // How "which one?" would list this wait: its question (or the conversation's name).
+      ...(label ? { label } : {}),
     },
   });
 }
@@ -144,7 +154,6 @@ async function classify(
  * or `registered: false` registers it here). A routed message is looked at first: an answer that
  * arrives in the same instant as a timer wins over it.
  */
-// eslint-disable-next-line max-lines-per-function -- workflow code not yet cut into named steps (issue 20): left for a change that runs the replay suite on the cut
 export async function waitFor(conv: Conversation, plan: WaitPlan, registered: boolean): Promise<WaitOutcome> {
   if (!registered) {
     // Waiting for the human gives up the first-reply turn (a question's send already did).
@@ -159,7 +168,10 @@ export async function waitFor(conv: Conversation, plan: WaitPlan, registered: bo
   let nudge = 0;
   try {
     for (;;) {
-      const routed = conv.inbox.shift();
+      const arrived = conv.inbox.shift();
+      // (The wait stays active while a message is verified: the agent's may arrive meanwhile.)
+      const routed = arrived && plan.verify ? await plan.verify(arrived) : arrived;
+      if (arrived && !routed) continue;
       if (routed) {
         conv.activeWait = undefined;
         const outcome = await classify(conv, plan, routed);

@@ -1,7 +1,8 @@
 /**
  * Where an inbound message goes, decided in one place over the router's registrations (pure):
  * a late answer to a timed-out question goes to the conversation that asked; a reply to a
- * "which one?" list is a choice; a bare answer word that fits several waits gets "which one?";
+ * "which one?" list is a choice; a bare answer word that could answer more than one open question
+ * (several approvals, or an approval and another conversation's question) gets "which one?";
  * anything else goes to the waiters that take it, in turn (`Router.take`), and when none takes
  * it, to a new handler. The dispatcher carries the decision out.
  */
@@ -36,6 +37,6 @@ export function askAgain(
   router: Router,
   choice: Extract<WhichChoice, { kind: 'again' }>,
 ): { waits: { workflowId: string; label: string }[] } | { text: string } {
-  const waits = router.wordWaits(choice.list.workflowIds);
+  const waits = router.choosable(choice.list.workflowIds);
   return waits.length > 0 ? { waits } : { text: NOT_WAITING_TEXT };
 }

@@ -65,10 +65,10 @@ export class Dispatcher {
 
   /** A wait request: registers the wait, or ends it and routes on what it had not taken. */
   wait(req: WaitRequest): Promise<void> {
-    const { workflowId, wait, waitId, questionId, nextToo, answerWords, label, lateText } = req;
+    const { workflowId, wait, waitId, questionId, nextToo, answerWords, label, askedBy, lateText } = req;
     if (wait) {
-      const answers = answerWords ? { words: answerWords, label: label ?? '' } : undefined;
-      this.rt.router.register({ workflowId, waitId }, questionId, nextToo, answers);
+      const answers = answerWords ? { words: answerWords, label: label ?? '', askedBy } : undefined;
+      this.rt.router.register({ workflowId, waitId }, questionId, nextToo, answers, label);
       return Promise.resolve();
     }
     // A wait that ended after a message was routed to it hands the message back.
@@ -130,7 +130,7 @@ export class Dispatcher {
       else this.answer(message, 'which', again.text);
       return;
     }
-    const waiter = this.rt.router.takeWordWaiter(choice.workflowId);
+    const waiter = this.rt.router.takeChoice(choice.workflowId);
     if (!waiter) return void this.answer(message, 'which', NOT_WAITING_TEXT);
     this.follow(
       this.deliver(waiter, choice.answer, seq).then((settled) => {

@@ -11,6 +11,7 @@
  * crossing delivery, and a message is up to 16 KB of carried state.
  */
 import type { InboundMessage, RoutedMessage } from '../../protocol';
+import { gistOf, type RoutingProof } from '../../protocol/routing';
 import { answerWord } from '../../protocol/answer-words';
 import { BoundedMap } from './bounded-map';
 import { WhichOnes, type WhichOne } from './which-one';
@@ -21,7 +22,12 @@ export interface Waiter {
   waitId?: number;
   /** The question the wait is for (a message id of ours), when it is one: told with the answer. */
   questionId?: string;
+  /** What "which one?" lists it as (its question, shortened), when it has told. */
+  label?: string;
 }
+
+/** How "which one?" lists a wait for the next message that told no question. */
+export const NEXT_MESSAGE_LABEL = 'the conversation waiting for your next message';
 
 export interface RouterState {
   replyWaiters: [string, Waiter][];
@@ -35,6 +41,8 @@ export interface RouterState {
   lateTexts?: [string, string][];
   /** The "which one?" lists the agent asked (see which-one.ts). */
   whichOnes?: [string, WhichOne][];
+  /** Recent deliveries, by message id: the routing proof a conversation asks for (protocol/routing.ts). */
+  deliveries?: [string, RoutingProof][];
 }
 
 /** A wait that takes a message that is exactly one of `words` (an approval's "yes"/"no"). */
@@ -43,6 +51,8 @@ export interface WordWaiter {
   words: string[];
   /** What "which one?" lists it as (the question, shortened). */
   label: string;
+  /** The conversation it asks for: that one's wait for the next message is no other question. */
+  askedBy?: string;
 }
 
 /**
@@ -70,6 +80,11 @@ export interface LateAnswer {
 export const ROUTED_KEPT = 20;
 /** Timed-out questions remembered, so a late answer goes to its conversation, not a new handler. */
 export const EXPIRED_KEPT = 200;
+/**
+ * Deliveries remembered for the routing proof: a conversation asks right after its delivery, so
+ * 100 deliveries later is far past any proof still asked for (each up to ~0.6 KB carried).
+ */
+export const DELIVERIES_KEPT = 100;
 
 export class Router {
   /** Quoted message id (a question the workflow asked) -> the waiter for a reply to it. */
@@ -86,6 +101,8 @@ export class Router {
   private readonly wordWaiters: BoundedMap<string, WordWaiter>;
   /** The "which one?" lists asked, so that a reply quoting one with a number is understood. */
   readonly whichOnes: WhichOnes;
+  /** Message id -> where it was delivered (the routing proof). */
+  private readonly deliveries: BoundedMap<string, RoutingProof>;
 
   constructor(
     private readonly maxWaiters: number,
@@ -98,6 +115,7 @@ export class Router {
     this.lateTexts = new BoundedMap(LATE_TEXTS_KEPT, carried?.lateTexts ?? []);
     this.wordWaiters = new BoundedMap(WORD_WAITERS_KEPT, carried?.wordWaiters ?? []);
     this.whichOnes = new WhichOnes(carried?.whichOnes ?? []);
+    this.deliveries = new BoundedMap(DELIVERIES_KEPT, carried?.deliveries ?? []);
   }
 
   /** Whether a wait is registered for a reply quoting `messageId`. */
@@ -118,18 +136,22 @@ export class Router {
     waiter: Waiter,
     questionId?: string,
     nextToo = true,
-    answers?: { words: string[]; label: string },
+    answers?: { words: string[]; label: string; askedBy?: string },
+    label?: string,
   ): void {
     this.forget(waiter.workflowId);
     this.routed.delete(waiter.workflowId);
     // The waiter is told which question it waits on with the answer (it need not be told on send).
     if (questionId) waiter = { ...waiter, questionId };
+    const named = label ?? answers?.label;
+    if (named) waiter = { ...waiter, label: named.slice(0, LABEL_MAX) };
     if (questionId) this.replyWaiters.set(questionId, waiter);
     if (answers && answers.words.length > 0) {
       this.wordWaiters.set(waiter.workflowId, {
         waiter,
         words: answers.words.slice(0, WORDS_MAX).map((w) => answerWord(w).slice(0, WORD_MAX)),
         label: answers.label.slice(0, LABEL_MAX),
+        ...(typeof answers.askedBy === 'string' ? { askedBy: answers.askedBy } : {}),
       });
     }
     if (nextToo) {
@@ -177,8 +199,11 @@ export class Router {
   }
 
   /**
-   * When a bare answer word fits several waits ("yes" with two approvals pending): their labels,
-   * so that the agent asks "which one?". Undefined when it fits one or none.
+   * When a bare answer word could answer more than one open question: several waits take it
+   * ("yes" with two approvals pending), or a wait takes it while another conversation waits for
+   * the human's next message (an approval pending while a model asked "Reply yes."): their labels,
+   * so that the agent asks "which one?" and never picks the approval silently. Undefined when the
+   * word fits one question or none.
    */
   ambiguous(message: InboundMessage): string[] | undefined {
     return this.ambiguousWaits(message)?.map((w) => w.label);
@@ -187,24 +212,33 @@ export class Router {
   /** {@link ambiguous} with the workflow of each wait, in the order "which one?" lists them. */
   ambiguousWaits(message: InboundMessage): { workflowId: string; label: string }[] | undefined {
     const fits = this.byWord(message);
-    return fits.length > 1
-      ? fits.map((w) => ({ workflowId: w.waiter.workflowId, label: w.label }))
-      : undefined;
+    if (fits.length === 0) return undefined;
+    // A wait's own asker (a model turn listening while its tool's approval is asked) is no other question.
+    const taking = new Set(fits.flatMap((w) => [w.waiter.workflowId, ...(w.askedBy ? [w.askedBy] : [])]));
+    const others = this.nextWaiters.filter((w) => !taking.has(w.workflowId));
+    const waits = [
+      ...fits.map((w) => ({ workflowId: w.waiter.workflowId, label: w.label })),
+      ...others.map((w) => ({ workflowId: w.workflowId, label: w.label ?? NEXT_MESSAGE_LABEL })),
+    ];
+    return waits.length > 1 ? waits : undefined;
   }
 
-  /** The waits for bare answer words of `workflowIds` that still wait, in that order, with their labels. */
-  wordWaits(workflowIds: string[]): { workflowId: string; label: string }[] {
+  /** The waits of `workflowIds` a "which one?" listed that still wait, in that order, with their labels. */
+  choosable(workflowIds: string[]): { workflowId: string; label: string }[] {
     return workflowIds.flatMap((workflowId) => {
-      const found = this.wordWaiters.get(workflowId);
-      return found ? [{ workflowId, label: found.label }] : [];
+      const word = this.wordWaiters.get(workflowId);
+      if (word) return [{ workflowId, label: word.label }];
+      const next = this.nextWaiters.find((w) => w.workflowId === workflowId);
+      return next ? [{ workflowId, label: next.label ?? NEXT_MESSAGE_LABEL }] : [];
     });
   }
 
-  /** Takes `workflowId`'s wait for a bare answer word (picked from a "which one?" list), if it still waits. */
-  takeWordWaiter(workflowId: string): Waiter | undefined {
-    const found = this.wordWaiters.get(workflowId);
+  /** Takes `workflowId`'s wait picked from a "which one?" list, if it still waits (for a bare word or the next message). */
+  takeChoice(workflowId: string): Waiter | undefined {
+    const found =
+      this.wordWaiters.get(workflowId)?.waiter ?? this.nextWaiters.find((w) => w.workflowId === workflowId);
     if (found) this.forget(workflowId);
-    return found?.waiter;
+    return found;
   }
 
   /**
@@ -237,6 +271,16 @@ export class Router {
    */
   delivered(waiter: Waiter, routed: RoutedMessage): void {
     if (waiter.waitId !== undefined) this.routed.set(waiter.workflowId, { ...routed, waitId: waiter.waitId });
+    this.deliveries.set(routed.message.id, {
+      workflowId: waiter.workflowId,
+      ...(waiter.waitId === undefined ? {} : { waitId: waiter.waitId }),
+      gist: gistOf(routed.message),
+    });
+  }
+
+  /** Where message `messageId` was delivered, while it is remembered: the routing proof. */
+  routedTo(messageId: string): RoutingProof | null {
+    return this.deliveries.get(messageId) ?? null;
   }
 
   /**
@@ -289,6 +333,7 @@ export class Router {
       wordWaiters: [...this.wordWaiters.entries()],
       lateTexts: [...this.lateTexts.entries()],
       whichOnes: this.whichOnes.snapshot(),
+      deliveries: [...this.deliveries.entries()],
     };
   }
 }

@@ -60,12 +60,16 @@ function settle(rt: AgentRuntime, req: Queued, outcome: SendOutcome): void {
     // A "which one?" list is found by the id a reply to it quotes.
     rt.router.whichOnes.sent(req.requestId, outcome.messageId);
     if (req.requester && req.expectReply) {
-      const answers = req.answerWords ? { words: req.answerWords, label: req.answerLabel ?? '' } : undefined;
+      const answers = req.answerWords
+        ? { words: req.answerWords, label: req.answerLabel ?? '', askedBy: req.askedBy }
+        : undefined;
       rt.router.register(
         { workflowId: req.requester, waitId: req.waitId },
         outcome.messageId,
         req.waitNextToo ?? true,
         answers,
+        // "Which one?" lists the wait by its question, as the human read it.
+        req.answerLabel ?? req.message.text?.body,
       );
     }
   }

@@ -1,6 +1,7 @@
 /**
- * "Which one?": when a bare answer word fits several waits (a "yes" with two approvals pending),
- * the agent lists them and decides nothing. The human answers by quoting a listed question, or
+ * "Which one?": when a bare answer word could answer more than one open question (a "yes" with
+ * two approvals pending, or with an approval pending while another conversation waits for the
+ * human's next message), the agent lists them and decides nothing. The human answers by quoting a listed question, or
  * by quoting the list with a number: the first bare answer then goes to that wait. A list is
  * remembered under its request id until it is sent, then under its message id. Pure.
  *

@@ -16,6 +16,7 @@ import {
   movingSignal,
   opsSignal,
   resumeSignal,
+  routedToQuery,
   sendUpdate,
   stateQuery,
   wakeSignal,
@@ -135,4 +136,8 @@ function registerHandlers(rt: AgentRuntime, ops: OpsIntake, sends: SendIntake): 
   setHandler(wakeSignal, () => rt.lifecycle.wake());
   setCheckedSignal(resumeSignal, resumeSchema, () => rt.resume());
   setHandler(stateQuery, () => stateView(rt));
+  // (Anything but a string finds nothing: a query's argument comes from any client.)
+  setHandler(routedToQuery, (messageId: unknown) =>
+    typeof messageId === 'string' ? rt.router.routedTo(messageId) : null,
+  );
 }

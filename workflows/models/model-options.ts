@@ -19,6 +19,7 @@ import {
   type ModelToolSpec,
 } from '../../protocol/models';
 import { checkTools, type ToolSet } from './tool';
+import { DEFAULT_MAX_MESSAGE_CHARS } from './turn';
 
 /**
  * What a turn does with a message the human sends while it is under way:
@@ -57,6 +58,11 @@ export interface ModelTurnOptions {
   backoff?: Duration;
   maxOutputTokens?: number;
   temperature?: number;
+  /**
+   * The most characters of one of the human's messages the model is shown; a longer one is cut,
+   * with a note saying how long it was. Default 4096 (the service's own cap on a sent text).
+   */
+  maxMessageChars?: number;
   /** What the human is told when the model cannot answer (every attempt failed). */
   apology?: string;
 }
@@ -78,6 +84,7 @@ export interface TurnSettings {
   backoffMs: number;
   maxOutputTokens?: number;
   temperature?: number;
+  maxMessageChars: number;
   apology: string;
 }
 
@@ -94,6 +101,7 @@ const KNOWN = [
   'backoff',
   'maxOutputTokens',
   'temperature',
+  'maxMessageChars',
   'apology',
 ];
 
@@ -134,6 +142,8 @@ export function turnSettings(options: ModelTurnOptions | undefined): TurnSetting
     backoffMs: checkDuration(FN, 'backoff', o.backoff) ?? 1000,
     maxOutputTokens: checkCount(FN, 'maxOutputTokens', o.maxOutputTokens, 1, 1_000_000),
     temperature: o.temperature,
+    maxMessageChars:
+      checkCount(FN, 'maxMessageChars', o.maxMessageChars, 1, 1_000_000) ?? DEFAULT_MAX_MESSAGE_CHARS,
     apology: o.apology ?? DEFAULT_APOLOGY,
   };
 }

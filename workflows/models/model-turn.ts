@@ -164,7 +164,7 @@ export async function answerWithModel(
   let waiting: InboundMessage[] = [message];
   try {
     for (let n = 1; ; n++) {
-      const turn = new Turn(waiting);
+      const turn = new Turn(waiting, settings.maxMessageChars);
       const ctx: CallContext = { turn, settings, listener, agentKey, nextCallId };
       const answer = await runTurn(turn, settings, ctx, `${run}-turn-${n}`);
       if (answer.ok || answer.reason === 'failed') {

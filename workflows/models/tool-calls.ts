@@ -3,9 +3,11 @@
  * step allows it: the tool must exist; its arguments must fit its zod schema; an identical call
  * already decided in this turn gets that decision again (never a second approval or run); a tool
  * that needs approval is asked in the chat, showing the tool and its arguments as they will run,
- * and runs only on `approved` (this is workflow code: no text the model or the human writes can
- * stand in for the approval workflow's decision); then it runs, as the bot's activity or as its
- * workflow function. Whatever happens, the model gets a result for the call.
+ * and runs only on `approved` by a decision bound to exactly this call (its tool and arguments:
+ * the approval's subject) and made by the human's own message (the approval workflow proves the
+ * agent routed it); this is workflow code: no text the model or the human writes can stand in
+ * for that decision. Then it runs, as the bot's activity or as its workflow function. Whatever
+ * happens, the model gets a result for the call.
  */
 import { ActivityFailure, ApplicationFailure, isCancellation, workflowInfo } from '@temporalio/workflow';
 import { askApproval } from '../approvals/ask-approval';
@@ -15,7 +17,7 @@ import { toolActivity } from './model-activities';
 import type { TurnSettings } from './model-options';
 import type { ToolDefinition } from './tool';
 import { approvalQuestion, invalidArguments, notRunText } from './tool-texts';
-import { keptOutput, type Turn } from './turn';
+import { keptOutput, stableJson, type Turn } from './turn';
 
 /** A call's result, and whether the turn must stop listening to the model (interrupted, cancelled). */
 export interface Resolved {
@@ -102,7 +104,9 @@ async function approve(
   // The human wrote again before it was asked: the model hears that first.
   if (ctx.settings.doubleTexting === 'interrupt' && ctx.listener.holding)
     return { result: error(call, notRunText('interrupted')), stop: 'interrupted' };
-  const pending = await askApproval({ id: `tool-${callId}`, question, timeout });
+  // The decision is for this call only: the same tool with the same arguments.
+  const subject = `tool ${call.name} ${stableJson(input)}`;
+  const pending = await askApproval({ id: `tool-${callId}`, question, timeout, subject });
   const got = await ctx.listener.during(pending.decision, 'decide');
   let decision = got.kind === 'done' ? got.value : undefined;
   if (got.kind !== 'done') {
@@ -113,8 +117,10 @@ async function approve(
     if (decision.decision !== 'approved')
       return { result: error(call, notRunText('interrupted')), stop: got.kind };
   }
-  if (decision!.decision === 'approved') return undefined;
-  const outcome = { output: notRunText(decision!.decision, timeout), isError: true };
+  if (decision!.decision === 'approved' && decision!.subject === subject) return undefined;
+  // An approval for anything else than this call (its subject differs) approves nothing here.
+  const kind = decision!.decision === 'approved' ? 'rejected' : decision!.decision;
+  const outcome = { output: notRunText(kind, timeout), isError: true };
   ctx.turn.decide(call.name, input, outcome);
   return { result: { id: call.id, name: call.name, ...outcome } };
 }

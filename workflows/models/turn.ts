@@ -8,15 +8,30 @@
 import type { ChatMessage, ChatToolCall, ChatToolResult } from '../../protocol/models';
 import type { InboundMessage } from '../../protocol';
 
-/** A message from the human as the model reads it: its text, or what kind of message it was. */
-export function humanText(message: InboundMessage): string {
+/** The most characters of one message a model is shown by default (`maxMessageChars`). */
+export const DEFAULT_MAX_MESSAGE_CHARS = 4096;
+
+/**
+ * A message from the human as the model reads it: its text, or what kind of message it was; cut
+ * at `maxChars` characters, saying so (a message of 900 KB is no question a model should pay for).
+ */
+export function humanText(message: InboundMessage, maxChars = DEFAULT_MAX_MESSAGE_CHARS): string {
   const m = message as InboundMessage &
-    Record<string, { body?: string; caption?: string; emoji?: string; filename?: string }>;
-  if (message.type === 'text') return m.text?.body ?? '';
-  if (message.type === 'reaction') return `[reacted ${m.reaction?.emoji ?? ''}]`;
-  const media = m[message.type];
-  const label = media?.filename ? `${message.type}: ${media.filename}` : message.type;
-  return media?.caption ? `[${label}] ${media.caption}` : `[${label}]`;
+    Record<string, { body?: unknown; caption?: unknown; emoji?: unknown; filename?: unknown }>;
+  const str = (v: unknown) => (typeof v === 'string' ? v : '');
+  let text: string;
+  if (message.type === 'text') text = str(m.text?.body);
+  else if (message.type === 'reaction') text = `[reacted ${str(m.reaction?.emoji)}]`;
+  else {
+    const media = m[message.type];
+    const filename = str(media?.filename);
+    const label = filename ? `${message.type}: ${filename}` : message.type;
+    const caption = str(media?.caption);
+    text = caption ? `[${label}] ${caption}` : `[${label}]`;
+  }
+  return text.length <= maxChars
+    ? text
+    : `${text.slice(0, maxChars)}… (cut: the message had ${text.length} characters)`;
 }
 
 /** JSON with object keys sorted: the same arguments give the same key, whatever their order. */
@@ -57,14 +72,18 @@ export class Turn {
   steps = 0;
   private readonly ledger = new Map<string, Pick<ChatToolResult, 'output' | 'isError'>>();
 
-  constructor(messages: readonly InboundMessage[]) {
+  constructor(
+    messages: readonly InboundMessage[],
+    /** The most characters of one message the model is shown. */
+    private readonly maxMessageChars = DEFAULT_MAX_MESSAGE_CHARS,
+  ) {
     this.latest = messages[0];
     for (const message of messages) this.addHuman(message);
   }
 
   addHuman(message: InboundMessage): void {
     this.latest = message;
-    this.chat.push({ role: 'user', text: humanText(message) });
+    this.chat.push({ role: 'user', text: humanText(message, this.maxMessageChars) });
   }
 
   /** The model's answer with the tool calls it asked for, and every call's result (never one without the other). */

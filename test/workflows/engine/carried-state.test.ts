@@ -8,7 +8,7 @@ import { Outbox } from '../../../workflows/engine/outbox';
 import { PollCursor } from '../../../workflows/engine/poll-cursor';
 import { FAILED_SENDS_KEPT } from '../../../workflows/engine/agent-status';
 import { ReceiptLedger, STATUSES_KEPT, WATCHES_KEPT } from '../../../workflows/engine/receipt-ledger';
-import { EXPIRED_KEPT, ROUTED_KEPT, Router } from '../../../workflows/engine/router';
+import { DELIVERIES_KEPT, EXPIRED_KEPT, ROUTED_KEPT, Router } from '../../../workflows/engine/router';
 import { CHOICES_KEPT, WHICH_ONES_KEPT } from '../../../workflows/engine/which-one';
 import { jsonBytes } from '../../../workflows/engine/size';
 import { SlidingWindow } from '../../../core/sliding-window';
@@ -49,6 +49,18 @@ describe('carried state', () => {
         text: { body: hugeText },
       };
       router.delivered({ workflowId: `d${i}`, waitId: 1 }, { message: message, seq: i });
+    }
+    // Deliveries kept for the routing proof, each with the longest parts a gist keeps.
+    for (let i = 0; i < DELIVERIES_KEPT * 2; i++) {
+      const message = {
+        from: `user:${'9'.repeat(200)}`,
+        id: wamid(1000 + i),
+        timestamp: '1'.repeat(200),
+        type: 'text',
+        context: { id: 'c'.repeat(200) },
+        text: { body: hugeText },
+      };
+      router.delivered({ workflowId: workflowId(i), waitId: i }, { message, seq: i });
     }
     // "Which one?" lists, each with the longest answer and the most choices.
     for (let i = 0; i < WHICH_ONES_KEPT * 2; i++) {

@@ -20,8 +20,11 @@ describe('turn settings', () => {
       timeoutMs: 120_000,
       attempts: 5,
       backoffMs: 1000,
+      maxMessageChars: 4096,
       specs: [],
     });
+    expect(turnSettings({ maxMessageChars: 500 }).maxMessageChars).toBe(500);
+    expect(() => turnSettings({ maxMessageChars: 0 })).toThrow(/maxMessageChars/);
   });
 
   it('shows the tools to the model by name, description and JSON Schema', () => {

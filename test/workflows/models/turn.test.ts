@@ -28,6 +28,18 @@ describe('a turn', () => {
     expect(humanText(reaction as InboundMessage)).toBe('[reacted 👍]');
   });
 
+  it('shows the model at most `maxMessageChars` of one message, saying how long it was', () => {
+    const long = 'x'.repeat(900_000);
+    const cut = humanText(text('big', long));
+    expect(cut).toBe(`${'x'.repeat(4096)}… (cut: the message had 900000 characters)`);
+    expect(humanText(text('big', long), 10)).toBe('xxxxxxxxxx… (cut: the message had 900000 characters)');
+    expect(new Turn([text('big', long)], 5).chat).toEqual([
+      { role: 'user', text: 'xxxxx… (cut: the message had 900000 characters)' },
+    ]);
+    // A body that is no string (a misfit that got this far) is read as none.
+    expect(humanText({ ...text('n', ''), text: { body: 5 } } as unknown as InboundMessage)).toBe('');
+  });
+
   it('adds the human’s messages in order, the latest one kept to quote', () => {
     const turn = new Turn([text('1', 'Book Friday')]);
     turn.addHuman(text('2', 'no, Tuesday'));
