@@ -79,6 +79,7 @@ export {
   EncryptionCodecError,
   EncryptionKeysError,
   FAILURE_CONVERTER_PATH,
+  PAYLOAD_CONVERTER_PATH,
   startCodecServer,
   type EncryptionKey,
   type CodecServer,

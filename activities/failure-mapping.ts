@@ -14,6 +14,7 @@ import {
   RateLimitError,
   RequestAbortedError,
   TransportError,
+  UnexpectedResponseError,
   ValidationError,
 } from '../messaging/errors';
 import type { MarkReadReport } from './mark-reads';
@@ -61,7 +62,21 @@ export function requestFailure(err: unknown): unknown {
   if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 409) {
     return refusal(F.invalidRequest, err.message, { status: err.status, errorCode: err.errorCode });
   }
+  if (err instanceof UnexpectedResponseError) return withoutBody(err);
   return err;
+}
+
+/**
+ * An unusable answer without its raw body, otherwise as it was (the SDK makes its failure: its
+ * class name as the type, retryable). The body may be an update page, holding the human's
+ * messages, which neither the SDK's "Activity failed" WARN line nor a failure may carry:
+ * `AMSFLOW_LOG_BODIES` is for debug lines only. (The error keeps the body off its enumerable
+ * members already; this copy has none to keep.)
+ */
+function withoutBody(err: UnexpectedResponseError): UnexpectedResponseError {
+  const copy = new UnexpectedResponseError(err.message, err.status, '', undefined, err.overLimitBytes);
+  if (err.stack) copy.stack = err.stack;
+  return copy;
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import type { MarkReadReport } from './mark-reads';
 import type { QuietPollingInput } from './quiet-polling';
-import type { Contact, InboundMessage, OutgoingMessage, Status } from '../messaging/schemas';
+import type { Contact, InboundMessage, Misfit, OutgoingMessage, Status } from '../messaging/schemas';
 
 export interface PollInput {
   agentKey: string;
@@ -33,7 +33,11 @@ export interface LostPollInput {
 
 /** What every poll result carries besides its page. */
 interface PollExtras {
-  /** Ends (worker clock) of the polls a quiet poll made before the one it returns. */
+  /**
+   * Ends (worker clock) of the polls the activity made before the one it returns: a quiet poll's
+   * (they brought nothing needed now), and those whose page was too large for a result and was
+   * read again with a smaller limit (`reread`).
+   */
   quietPolls?: number[];
   /** Receipts a quiet poll read past (no conversation watched them), oldest first. */
   readPast?: Status[];
@@ -71,6 +75,19 @@ export type PollOutput =
       contacts: Contact[];
       /** Worker clock when the request left (the poll's fence for a reconciliation). */
       startedAt: number;
+      /**
+       * Members of the page that did not fit their schema (or, left out, a poll result), and what
+       * became of each: a message handed on as type `unknown` is among `messages`; a `skipped` one
+       * (no usable id, sender or time; or too large even cut) is in no list, though it took its
+       * place in the page (a page of `limit` items with one skipped is still a full page).
+       */
+      misfits?: Misfit[];
+      /**
+       * The page as returned was read again with a smaller `limit` (the first answer was too large
+       * for a result): that limit (a page of that many items may not be the end), and how many
+       * polls were read again (their ends are among `quietPolls`).
+       */
+      reread?: { limit: number; polls: number };
     } & PollExtras)
   | ({ status: 'empty'; startedAt: number } & PollExtras)
   | ({ status: 'replaced'; startedAt: number } & PollExtras);

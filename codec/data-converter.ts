@@ -1,11 +1,14 @@
 /**
  * The data converter every Temporal client and worker of amsflow uses when encryption keys are
- * configured: the {@link EncryptionCodec} for payloads, and a failure converter that moves
- * failure messages and stack traces into (encrypted) payloads. Undefined when encryption is off.
+ * configured: the {@link EncryptionCodec} for payloads (a workflow's payload it cannot decode
+ * becomes a marker instead of failing the whole workflow task: undecodable.ts), amsflow's payload
+ * converter (the default one, plus that marker), and a failure converter that moves failure
+ * messages and stack traces into (encrypted) payloads. Undefined when encryption is off.
  */
 import type { DataConverter } from '@temporalio/common';
 import { EncryptionCodec, type EncryptionCodecOptions } from './encryption-codec';
 import { encryptionKeysFromEnv, encryptionStrictFromEnv, type EncryptionKey } from './keys';
+import { UndecodableMarkingCodec } from './undecodable';
 
 /**
  * Path of the module exporting the encoding `failureConverter`. A workflow bundle built ahead
@@ -13,6 +16,14 @@ import { encryptionKeysFromEnv, encryptionStrictFromEnv, type EncryptionKey } fr
  * set to it, or failures raised in workflow code keep their messages in plain text.
  */
 export const FAILURE_CONVERTER_PATH = require.resolve('./failure-converter');
+
+/**
+ * Path of the module exporting amsflow's `payloadConverter` (undecodable.ts). Every amsflow
+ * workflow bundle is built with it (`bundleBot`); without it a payload the codec refused still
+ * fails the workflow task where it is no signal argument, with a vaguer message
+ * (`Unknown encoding: amsflow/undecodable`).
+ */
+export const PAYLOAD_CONVERTER_PATH = require.resolve('./undecodable');
 
 /**
  * The encrypting data converter for `keys` (current first), or undefined without keys.
@@ -24,7 +35,8 @@ export function dataConverterFor(
 ): DataConverter | undefined {
   if (!keys || keys.length === 0) return undefined;
   return {
-    payloadCodecs: [new EncryptionCodec(keys, options)],
+    payloadCodecs: [new UndecodableMarkingCodec(new EncryptionCodec(keys, options))],
+    payloadConverterPath: PAYLOAD_CONVERTER_PATH,
     failureConverterPath: FAILURE_CONVERTER_PATH,
   };
 }

@@ -1,7 +1,8 @@
 /**
  * Encryption at rest (`AMSFLOW_ENCRYPTION_KEYS`): the AES-256-GCM payload codec, the keys, the
- * data converter every amsflow client and worker uses when keys are set, and the codec server
- * for the Temporal UI. See docs/OPERATIONS.md, "Encryption at rest".
+ * data converter every amsflow client and worker uses when keys are set (with what becomes of a
+ * payload it cannot decode: undecodable.ts), and the codec server for the Temporal UI. See
+ * docs/OPERATIONS.md, "Encryption at rest", and README.md beside this file.
  */
 export {
   EncryptionCodec,
@@ -21,7 +22,18 @@ export {
   ENCRYPTION_STRICT_VARIABLE,
   type EncryptionKey,
 } from './keys';
-export { dataConverterFor, dataConverterFromEnv, FAILURE_CONVERTER_PATH } from './data-converter';
+export {
+  dataConverterFor,
+  dataConverterFromEnv,
+  FAILURE_CONVERTER_PATH,
+  PAYLOAD_CONVERTER_PATH,
+} from './data-converter';
+export {
+  UndecodableMarkingCodec,
+  UndecodablePayloadError,
+  UNDECODABLE_ENCODING,
+  UNDECODABLE_REASON_METADATA,
+} from './undecodable';
 export {
   CodecServerConfigError,
   DEFAULT_CODEC_SERVER_PORT,

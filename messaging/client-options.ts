@@ -6,6 +6,7 @@ import { Agent, type Dispatcher } from 'undici';
 import type { BackoffSettings } from '../core/backoff';
 import { ValidationError } from './errors';
 import { type Limits, resolveLimits } from './limits';
+import { DEFAULT_UNREADABLE_RAW_BYTES } from './page-members';
 import type { MediaKind } from './schemas';
 import { checkRecipient, type MediaRule, type MediaRules, resolveMediaRules } from './validation';
 
@@ -80,6 +81,12 @@ export interface MessagingClientOptions {
    * on this machine). Default none.
    */
   mediaOrigins?: readonly string[];
+  /**
+   * A page member that does not fit its schema is handed on as type `unknown` (page-members.ts);
+   * it keeps the message as received (`unknown.raw`) when that is at most this many JSON bytes.
+   * Default 16384.
+   */
+  unreadableRawBytes?: number;
 }
 
 /**
@@ -112,6 +119,7 @@ export interface ResolvedClientOptions {
   recipient: string | undefined;
   /** The service's origin and {@link MessagingClientOptions.mediaOrigins}: where downloads may go. */
   downloadOrigins: ReadonlySet<string>;
+  unreadableRawBytes: number;
 }
 
 function nonNegative(value: number | undefined, name: string, fallback: number, integer = false): number {
@@ -197,6 +205,12 @@ export function resolveClientOptions(options: MessagingClientOptions): ResolvedC
   }
   const mediaRules = resolveMediaRules(options.mediaRules);
   const maxDownloadBytes = nonNegative(options.maxDownloadBytes, 'maxDownloadBytes', 100_000_000, true);
+  const unreadableRawBytes = nonNegative(
+    options.unreadableRawBytes,
+    'unreadableRawBytes',
+    DEFAULT_UNREADABLE_RAW_BYTES,
+    true,
+  );
   const validate = options.validate ?? true;
   if (validate && options.recipient !== undefined) checkRecipient(options.recipient);
   return {
@@ -218,5 +232,6 @@ export function resolveClientOptions(options: MessagingClientOptions): ResolvedC
     maxDownloadBytes,
     recipient: options.recipient,
     downloadOrigins: new Set([new URL(baseUrl).origin, ...(options.mediaOrigins ?? [])]),
+    unreadableRawBytes,
   };
 }

@@ -24,6 +24,7 @@ import {
   type SendResult,
   type SendTextOptions,
 } from './message-sender';
+import type { MemberReading } from './page-members';
 import { type PollEvent, type PollOptions, pollLoop } from './poll';
 import { RecentIds } from './recent-ids';
 import { RecipientTracker } from './recipient';
@@ -54,6 +55,7 @@ export class MessagingClient {
   readonly #recipient: RecipientTracker;
   readonly #sender: MessageSender;
   readonly #media: MediaClient;
+  readonly #reading: MemberReading;
 
   /** Backoff settings (read by the poll loop). */
   readonly backoff: BackoffSettings;
@@ -67,11 +69,13 @@ export class MessagingClient {
     this.backoff = resolved.backoff;
     this.limits = resolved.limits;
     const executor = new RequestExecutor(resolved);
+    const reading = { unreadableRawBytes: resolved.unreadableRawBytes };
+    this.#reading = reading;
     const recipient: RecipientTracker = new RecipientTracker({
       initial: resolved.recipient,
       autoDiscover: resolved.autoDiscover,
       discoveryPoll: () =>
-        fetchUpdates(executor, recipient, { offset: 0, timeout: 0 }, executor.detachedContext()),
+        fetchUpdates(executor, recipient, { offset: 0, timeout: 0 }, reading, executor.detachedContext()),
     });
     const media = new MediaClient(executor, resolved);
     this.#executor = executor;
@@ -169,13 +173,14 @@ export class MessagingClient {
   /**
    * One GET /updates. Resolves to the page, or null on 204 (no traffic before the timeout: poll the
    * same offset again). Learns the recipient from the page. Only one poll per agent may run: a newer
-   * one makes this one fail with PollReplacedError.
+   * one makes this one fail with PollReplacedError. A member that does not fit its schema does not
+   * fail the page: a message comes as type `unknown`, and `misfits` lists each (page-members.ts).
    */
   async getUpdates(params: GetUpdatesParams = {}, call: CallOptions = {}): Promise<UpdatePage | null> {
-    const { offset, limit, timeout } = params;
-    checkUpdatesParams({ offset, limit, timeout });
+    const { offset, limit, timeout, maxBytes } = params;
+    checkUpdatesParams({ offset, limit, timeout, maxBytes });
     return this.#executor.call(call.signal, (ctx) =>
-      fetchUpdates(this.#executor, this.#recipient, { offset, limit, timeout }, ctx),
+      fetchUpdates(this.#executor, this.#recipient, { offset, limit, timeout, maxBytes }, this.#reading, ctx),
     );
   }
 

@@ -17,7 +17,8 @@
  *   - ClientClosedError      the client was closed
  *
  * No error carries the token: request headers are never attached, response bodies are redacted
- * before they are stored, and `cause` is kept non-enumerable.
+ * before they are stored, and `cause` is kept non-enumerable. No error's message quotes a body,
+ * and the raw body an UnexpectedResponseError keeps is not enumerable (it may hold messages).
  */
 
 /** Stable error codes, one per class. */
@@ -142,13 +143,25 @@ export class AmbiguousSendError extends MessagingError {
 export class UnexpectedResponseError extends MessagingError {
   readonly code = ErrorCodes.unexpectedResponse;
   readonly status: number;
-  /** The raw body as received (token redacted). */
-  readonly body: string;
+  /**
+   * The raw body as received (token redacted). Not enumerable: an update page holds the human's
+   * messages, and a logger that walks the error (the SDK's "Activity failed" WARN line) must not
+   * print them.
+   */
+  declare readonly body: string;
+  /** Set when the body was over the client's size cap (nothing of it is kept): that cap, in bytes. */
+  readonly overLimitBytes: number | undefined;
 
-  constructor(message: string, status: number, body: string, cause?: unknown) {
+  constructor(message: string, status: number, body: string, cause?: unknown, overLimitBytes?: number) {
     super(message, cause);
     this.status = status;
-    this.body = body;
+    Object.defineProperty(this, 'body', {
+      value: body,
+      enumerable: false,
+      writable: false,
+      configurable: true,
+    });
+    this.overLimitBytes = overLimitBytes;
   }
 }
 

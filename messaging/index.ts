@@ -28,6 +28,8 @@ export {
   type PollOptions,
 } from './poll';
 export { flattenPage, recipientFromPage, type FlatPage } from './page';
+export { DEFAULT_UNREADABLE_RAW_BYTES, readUpdatePage, type MemberReading } from './page-members';
+export { cutItem, cutItemsToFit, DEFAULT_CUT_STRING_BYTES, jsonBytes } from './size-bounds';
 
 // Handling errors
 export {
@@ -69,6 +71,10 @@ export {
   SendResponseSchema,
   UpdatePageSchema,
   InboundMessageSchema,
+  UnreadableMessageSchema,
+  NotUnderstoodSchema,
+  TruncationSchema,
+  MisfitSchema,
   ContactSchema,
   StatusSchema,
   ErrorBodySchema,
@@ -78,6 +84,7 @@ export {
   AckSchema,
   StatusRequestSchema,
   MESSAGING_PRODUCT,
+  UNREADABLE_TYPE,
   MEDIA_KINDS,
   KNOWN_STATUS_VALUES,
   type OutgoingMessage,
@@ -85,6 +92,11 @@ export {
   type SendResponse,
   type UpdatePage,
   type InboundMessage,
+  type UnreadableMessage,
+  type NotUnderstood,
+  type Truncation,
+  type TruncatedMessage,
+  type Misfit,
   type InboundMedia,
   type InboundReaction,
   type Contact,

@@ -2,7 +2,14 @@
  * Reading an update page (spec 2.4): the nested entry/changes structure flattened, and the
  * recipient it reveals.
  */
-import { type Contact, type InboundMessage, MESSAGES_FIELD, type Status, type UpdatePage } from './schemas';
+import {
+  type Contact,
+  type InboundMessage,
+  MESSAGES_FIELD,
+  type Misfit,
+  type Status,
+  type UpdatePage,
+} from './schemas';
 
 /** One change of message traffic: what arrived together, in page order. */
 export interface PageBatch {
@@ -34,11 +41,19 @@ export interface FlatPage {
   contacts: Contact[];
   /** The offset to request next (`next_offset`). */
   nextOffset: number;
+  /** The members that did not fit their schema, and what became of them (page-members.ts). */
+  misfits: Misfit[];
 }
 
-/** Every message, receipt and contact of a page, in page order, plus `next_offset`. */
+/** Every message, receipt and contact of a page, in page order, plus `next_offset` and the misfits. */
 export function flattenPage(page: UpdatePage): FlatPage {
-  const flat: FlatPage = { messages: [], statuses: [], contacts: [], nextOffset: page.next_offset };
+  const flat: FlatPage = {
+    messages: [],
+    statuses: [],
+    contacts: [],
+    nextOffset: page.next_offset,
+    misfits: page.misfits ?? [],
+  };
   for (const batch of pageBatches(page)) {
     flat.messages.push(...batch.messages);
     flat.statuses.push(...batch.statuses);

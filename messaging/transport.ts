@@ -103,6 +103,8 @@ export async function httpExchange(dispatcher: Dispatcher, req: HttpRequest): Pr
             'reading. Raise the size limit if this is expected.',
           status,
           '',
+          undefined,
+          req.maxResponseBytes,
         );
       }
       chunks.push(buf);

@@ -224,8 +224,13 @@ export function checkMediaKind(
 }
 
 /** GET /updates parameters. */
-export function checkUpdatesParams(params: { offset?: number; limit?: number; timeout?: number }): void {
-  const { offset, limit, timeout } = params;
+export function checkUpdatesParams(params: {
+  offset?: number;
+  limit?: number;
+  timeout?: number;
+  maxBytes?: number;
+}): void {
+  const { offset, limit, timeout, maxBytes } = params;
   if (offset !== undefined && (!Number.isSafeInteger(offset) || offset < 0)) {
     throw new ValidationError(
       `offset must be a non-negative integer (next_offset of the last page), got ${offset}.`,
@@ -233,6 +238,9 @@ export function checkUpdatesParams(params: { offset?: number; limit?: number; ti
   }
   if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1)) {
     throw new ValidationError(`limit must be a positive integer, got ${limit}.`);
+  }
+  if (maxBytes !== undefined && (!Number.isSafeInteger(maxBytes) || maxBytes < 1)) {
+    throw new ValidationError(`maxBytes must be a positive integer, got ${maxBytes}.`);
   }
   if (timeout !== undefined && (!Number.isInteger(timeout) || timeout < 0 || timeout > MAX_POLL_TIMEOUT_S)) {
     throw new ValidationError(

@@ -35,6 +35,12 @@ export const MESSAGES_FIELD = 'messages';
 export const OUTBOUND_TYPES = ['text', 'image', 'video', 'audio', 'document', 'sticker'] as const;
 /** Inbound message types the spec lists (2.2); others pass through untouched. */
 export const INBOUND_TYPES = [...OUTBOUND_TYPES, 'reaction'] as const;
+/**
+ * The `type` an inbound message is handed on with when it does not fit its schema (spec 9: it is
+ * passed on, not refused): WhatsApp's own name for a message it could not read. Its payload
+ * object, `unknown`, says what did not fit (response-schemas.ts `NotUnderstoodSchema`).
+ */
+export const UNREADABLE_TYPE = 'unknown';
 /** Media kinds: the outbound types that reference an uploaded media id. */
 export const MEDIA_KINDS = ['image', 'video', 'audio', 'document', 'sticker'] as const;
 export type MediaKind = (typeof MEDIA_KINDS)[number];

@@ -2,8 +2,15 @@
  * The argument schemas of the signals and updates in `messages.ts`, one beside each name. Anyone
  * with access to the namespace can send any payload to any of them (the CLI, the UI, an SDK), so
  * every handler parses its argument first and drops what does not fit (see
- * `workflows/author/checked-handlers.ts`). Objects pass unknown members through: a newer sender may
- * add a field, and nothing a handler passes on may lose one. Queries take no argument.
+ * `workflows/author/checked-handlers.ts`). Queries take no argument.
+ *
+ * Every member a workflow reads is typed down to its leaf (a message's `text.body`, a caption, a
+ * reaction's emoji, a quoted message's id, sequence numbers, ids): a handler never meets a number
+ * where it calls a string's method. What amsflow's own workflows send each other is typed exactly
+ * (whole numbers, non-empty ids, the values a field can take); what comes from the service's wire
+ * (the messages routed on) is typed where read and open elsewhere, as the wire may grow. Objects
+ * pass unknown members through: a newer sender (another build, during a rollout) may add a field,
+ * and nothing a handler passes on may lose one.
  */
 import { z } from 'zod';
 
@@ -24,7 +31,29 @@ const lazily = <T extends z.ZodTypeAny>(make: () => T): z.ZodLazy<T> => z.lazy(o
 const id = once(() => z.string().min(1));
 const count = once(() => z.number().int().nonnegative());
 
-/** An inbound message as the agent routes it: the members routing reads; the rest passes through. */
+/**
+ * A media object of an inbound message (image, video, audio, document, sticker): what a handler
+ * reads of it (its caption and file name shown to a model, its id downloaded).
+ */
+const inboundMedia = once(() =>
+  z
+    .object({
+      id: z.string(),
+      mime_type: z.string().optional(),
+      sha256: z.string().optional(),
+      caption: z.string().optional(),
+      filename: z.string().optional(),
+      voice: z.boolean().optional(),
+      animated: z.boolean().optional(),
+    })
+    .passthrough(),
+);
+
+/**
+ * An inbound message as the agent routes it (the service's, spec 2.2, as messaging/ parses it):
+ * every member a workflow reads, to its leaf; a message of a type nobody knows (and a message the
+ * client handed on as `unknown`) passes with its own members untouched.
+ */
 const inboundMessage = once(() =>
   z
     .object({
@@ -33,16 +62,45 @@ const inboundMessage = once(() =>
       type: z.string(),
       timestamp: z.string().optional(),
       context: z.object({ from: z.string().optional(), id: z.string().optional() }).passthrough().optional(),
+      text: z.object({ body: z.string() }).passthrough().optional(),
+      image: inboundMedia().optional(),
+      video: inboundMedia().optional(),
+      audio: inboundMedia().optional(),
+      document: inboundMedia().optional(),
+      sticker: inboundMedia().optional(),
+      reaction: z.object({ message_id: z.string(), emoji: z.string().optional() }).passthrough().optional(),
     })
     .passthrough(),
 );
+
+/**
+ * A message to send (`OutgoingMessage` without `to`, as the workflow API builds it): its payload
+ * object typed where the service reads it; a type the client does not know passes as given.
+ */
+const outboundMessage = once(() => {
+  const media = z
+    .object({ id: z.string().optional(), caption: z.string().optional(), filename: z.string().optional() })
+    .passthrough();
+  return z
+    .object({
+      type: z.string(),
+      context: z.object({ message_id: z.string() }).passthrough().optional(),
+      text: z.object({ body: z.string(), preview_url: z.boolean().optional() }).passthrough().optional(),
+      image: media.optional(),
+      video: media.optional(),
+      audio: media.optional(),
+      document: media.optional(),
+      sticker: media.optional(),
+    })
+    .passthrough();
+});
 
 /** The fields of every send purpose (see `sends.ts`); which may go together is checked below. */
 const sendRequestFields = once(() =>
   z
     .object({
       requestId: id(),
-      message: z.object({ type: z.string() }).passthrough(),
+      message: outboundMessage(),
       requester: id().optional(),
       handlerSeq: count().optional(),
       retryAmbiguous: z.boolean().optional(),

@@ -5,7 +5,16 @@
  */
 import type { OutgoingMessage } from '../messaging/schemas';
 
-export type { Contact, InboundMessage, Status } from '../messaging/schemas';
+export type {
+  Contact,
+  InboundMessage,
+  Misfit,
+  NotUnderstood,
+  Status,
+  TruncatedMessage,
+  Truncation,
+  UnreadableMessage,
+} from '../messaging/schemas';
 export type { Limits } from '../messaging/limits';
 
 /** A message to send: the wire body without `to` (the agent fills in its recipient). */

@@ -12,7 +12,7 @@ export type {
   SimulatorReceiptOptions,
   SimulatorLongPollOptions,
 } from './options';
-export { DEFAULT_AGENT, DEFAULT_LIMITS } from './options';
+export { DEFAULT_AGENT, DEFAULT_LIMITS, newAgentToken } from './options';
 export type { ClockOptions } from './clock';
 export { SimulatorStateError, type RestoredState } from './state-file';
 

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { DEFAULT_AGENT, startSimulator } from './index';
+import { DEFAULT_AGENT, newAgentToken, startSimulator } from './index';
 
 const USAGE =
   'usage: npm run simulator -- [--port <p>] [--host <h>] [--token <t>] [--creator <user:id>] [--creator-name <n>] [--speed <N>] [--window-ms <N>] [--unread-grace-ms <N>] [--allowed-host <name>]...';
@@ -11,7 +11,10 @@ function num(name: string, value: string | undefined): number | undefined {
   return n;
 }
 
-/** CLI: prints one JSON line {url, token, chat} and serves until SIGINT/SIGTERM. */
+/**
+ * CLI: prints one JSON line {url, token, chat} and serves until SIGINT/SIGTERM. The token is
+ * `--token`, or a new random one each start.
+ */
 async function run(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -40,7 +43,7 @@ async function run(): Promise<void> {
     agents: [
       {
         ...DEFAULT_AGENT,
-        ...(values.token ? { token: values.token } : {}),
+        token: values.token ?? newAgentToken(),
         ...(values.creator ? { creator: values.creator } : {}),
         ...(values['creator-name'] ? { creatorName: values['creator-name'] } : {}),
       },

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import type { ClockOptions } from './clock';
@@ -65,7 +66,10 @@ export interface SimulatorOptions {
   allowedHosts?: string[];
   /** Port; 0 picks a free one. Default 0. */
   port?: number;
-  /** Agents served. Default one: `{ id: 'demo', token: 'sim-token', creator: 'user:1001', creatorName: 'Ada' }`. */
+  /**
+   * Agents served. Default one: {@link DEFAULT_AGENT} (`{ id: 'demo', creator: 'user:1001',
+   * creatorName: 'Ada' }`) with a new random token each start ({@link newAgentToken}).
+   */
   agents?: SimulatorAgentConfig[];
   /** Limits; unspecified members keep the spec's values. */
   limits?: Partial<SimulatorLimits>;
@@ -122,9 +126,18 @@ export interface ResolvedOptions {
   stateWriteDelayMs: number;
 }
 
-export const DEFAULT_AGENT: Required<SimulatorAgentConfig> = {
+/**
+ * A new agent token: `sim-` and 24 random hex digits. The default agent's token is a new one each
+ * start, not a fixed one: a simulator listening beyond loopback (`--host 0.0.0.0`) or left running
+ * would otherwise take any caller that knows the default as its agent.
+ */
+export function newAgentToken(): string {
+  return `sim-${randomBytes(12).toString('hex')}`;
+}
+
+/** The agent served when none is given; its token is {@link newAgentToken}'s, new each start. */
+export const DEFAULT_AGENT: Readonly<Omit<Required<SimulatorAgentConfig>, 'token'>> = {
   id: 'demo',
-  token: 'sim-token',
   creator: 'user:1001',
   creatorName: 'Ada',
   name: 'demo',
@@ -164,7 +177,7 @@ function defaultWebDir(): string {
 
 /** Fills defaults and checks options at the public edge, so a mistake fails at start, not mid-test. */
 export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions {
-  const agents = (options.agents ?? [DEFAULT_AGENT]).map((a) => ({
+  const agents = (options.agents ?? [{ ...DEFAULT_AGENT, token: newAgentToken() }]).map((a) => ({
     creatorName: 'Creator',
     name: a.id,
     ...a,

@@ -129,7 +129,7 @@ export class StateStore {
     for (const record of snapshot.media) {
       keep.add(record.sha256);
       if (this.written.has(record.sha256)) continue;
-      await mkdir(mediaDir, { recursive: true });
+      await mkdir(mediaDir, { recursive: true, mode: 0o700 });
       await atomicWrite(join(mediaDir, record.sha256), record.bytes);
       this.written.add(record.sha256);
     }
@@ -150,7 +150,8 @@ export class StateStore {
  * the new, never a part: a temp file in the same folder, fsync, rename over the file.
  */
 export async function atomicWrite(file: string, data: string | Buffer): Promise<void> {
-  await mkdir(dirname(file), { recursive: true });
+  // The conversation: readable by its user only, like the file itself.
+  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
   const temp = join(dirname(file), `.${basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await open(temp, 'w', 0o600);
   try {

@@ -5,13 +5,22 @@
  * Worked out from the records' timestamps whenever it is asked, not by a timer per message, so
  * that it is right at any moment, after a clock jump and after a restart from the state file alike.
  */
-import type { InboundRecord } from './state';
 
 /** Default `SimulatorOptions.unreadGraceMs`: simulated ms from delivery to mark-read. */
 export const DEFAULT_UNREAD_GRACE_MS = 10_000;
 
-/** The moments of an inbound message that the check reads (see {@link InboundRecord}). */
-export type ReadMoments = Pick<InboundRecord, 'markedRead' | 'deliveredSimAt' | 'readSimAt'>;
+/**
+ * The moments of an inbound message that the check reads: those of state.ts's `InboundRecord`,
+ * written out here so that this module imports nothing of the simulator's (options.ts imports
+ * its default, and state.ts imports options.ts: a cycle otherwise).
+ */
+export interface ReadMoments {
+  markedRead: boolean;
+  /** Simulated epoch ms of its delivery (first 200 page of GET /updates); absent before. */
+  deliveredSimAt?: number;
+  /** Simulated epoch ms it was marked read; absent while unread. */
+  readSimAt?: number;
+}
 
 export interface UnreadCounts {
   /** Delivered messages that were, or still are, unread longer than the grace after delivery. */

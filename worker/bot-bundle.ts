@@ -4,6 +4,9 @@
  * what it owns. The worker (worker/run.ts) and the test harness (testing/bot-test-env.ts) both
  * bundle through {@link bundleBot}; it refuses a module that lacks the handler the agents start.
  *
+ * Every bundle converts payloads with amsflow's payload converter (codec/undecodable.ts: the
+ * default one, plus a refusal of what the worker's codec could not decode).
+ *
  * How: the bundler is given a small generated entry module, `export * from '<bot>'` followed by
  * `export { agentWorkflow, ... } from '<amsflow workflows>'`. An explicit export shadows a star
  * export of the same name, so a bot that still re-exports the engine's workflows bundles the
@@ -15,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { WORKFLOW_API_PATH, WORKFLOW_INTERCEPTOR_MODULES, workflowBundlerOptions } from './bundling';
+import { PAYLOAD_CONVERTER_PATH } from '../codec';
 import { AmsflowError } from '../core/amsflow-error';
 import { AmsflowErrorCodes } from '../core/error-codes';
 
@@ -150,6 +154,9 @@ export async function bundleBot(options: BundleBotOptions): Promise<WorkflowBund
   try {
     const bundle = await bundleWorkflowCode({
       workflowsPath: entry,
+      // With or without encryption: a payload that does not decode must not fail a workflow task
+      // (codec/undecodable.ts); every other payload converts as with the default converter.
+      payloadConverterPath: PAYLOAD_CONVERTER_PATH,
       failureConverterPath: options.failureConverterPath,
       workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
       preloadModules,

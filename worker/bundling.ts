@@ -14,10 +14,14 @@ export const WORKFLOW_API_PATH = resolve(__dirname, '..', 'workflows', 'index');
 
 /**
  * Workflow interceptor modules bundled with every amsflow workflow: the activation guard (see
- * workflows/engine/activation-guard.ts).
+ * workflows/engine/activation-guard.ts), then the argument check that drops a signal whose
+ * argument does not decode before the SDK would fail the workflow task on it
+ * (workflows/author/checked-handlers.ts). The guard comes first: an activation it refuses is
+ * not looked at.
  */
 export const WORKFLOW_INTERCEPTOR_MODULES: readonly string[] = [
   resolve(__dirname, '..', 'workflows', 'engine', 'activation-guard'),
+  resolve(__dirname, '..', 'workflows', 'author', 'checked-handlers'),
 ];
 
 /**

@@ -1,6 +1,7 @@
 /**
- * Checks of the worker configuration that need more than a type: the service's base URL, the
- * shape of a token, and the agents file entry by entry. Pure: `loadConfig` (config.ts) calls them
+ * Checks of the worker configuration that need more than a type: the service's base URL (and a
+ * model provider's: the same rule for where a secret may go), the shape of a token, and the
+ * agents file entry by entry. Pure: `loadConfig` (config.ts) calls them
  * and reports every problem at once, before anything starts. No message echoes a token; a URL is
  * shown without its credentials or query.
  */
@@ -34,16 +35,40 @@ export function baseUrlProblem(value: string): string | undefined {
     return `uses ${url.protocol}, not https: use the service root with its version prefix, like ${EXAMPLE}`;
   }
   const shown = `${url.origin}${url.pathname}`;
-  if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
-    return (
-      `${shown} is plain http to another host: the token would travel unencrypted; use https ` +
-      '(plain http is accepted only for this machine: localhost, 127.0.0.1, [::1])'
-    );
-  }
+  const clear = plainHttpProblem(url, 'the token');
+  if (clear) return clear;
   if (!url.pathname.replace(/\/+$/, '').endsWith(VERSION_PREFIX)) {
     return `${shown} does not end in the version prefix ${VERSION_PREFIX} (like ${EXAMPLE})`;
   }
   return undefined;
+}
+
+/** Why `url` would carry `secret` in clear across a network, or undefined: http beyond this machine. */
+function plainHttpProblem(url: URL, secret: string): string | undefined {
+  if (url.protocol !== 'http:' || isLoopback(url.hostname)) return undefined;
+  return (
+    `${url.origin}${url.pathname} is plain http to another host: ${secret} would travel unencrypted; ` +
+    'use https (plain http is accepted only for this machine: localhost, 127.0.0.1, [::1])'
+  );
+}
+
+/**
+ * Why `value` cannot be a model provider's base URL (`OPENAI_BASE_URL`), or undefined: as for the
+ * service's, https unless it is this machine, since every request carries the provider's API key
+ * (`keyVariable`). Any path: providers and OpenAI-compatible servers differ there.
+ */
+export function providerUrlProblem(value: string, keyVariable: string): string | undefined {
+  const example = 'https://llm.example.com/v1';
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    return `is not an absolute URL (like ${example})`;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    return `uses ${url.protocol}, not https (like ${example})`;
+  }
+  return plainHttpProblem(url, `the API key (${keyVariable})`);
 }
 
 /** A base URL (`AMS_BASE_URL`, an agents file's `baseUrl`), checked by {@link baseUrlProblem}. */

@@ -68,7 +68,15 @@ export const EnvSchema = z.object({
   AMSFLOW_DATA_DIR: nonEmpty.default('.amsflow'),
   // Fixed by default, so that the chat and UI addresses stay the same from one start to the next.
   AMSFLOW_DEV_SERVER_PORT: port.default(7233),
-  AMSFLOW_DEV_SERVER_UI_PORT: port.default(8233),
+  /**
+   * The embedded server's web UI on 127.0.0.1, behind amsflow's Host and Origin check (worker/
+   * checked-proxy.ts): a port, `0` for any free port, or `off` for no UI.
+   */
+  AMSFLOW_DEV_SERVER_UI_PORT: z
+    .union([z.literal('off'), port], {
+      errorMap: () => ({ message: 'must be a port (0 to 65535) or off' }),
+    })
+    .default(8233),
   AMSFLOW_SIMULATOR_PORT: port.default(8080),
   /**
    * The port of `/metrics`, `/healthz` and `/readyz` (worker/observability): a port, `0` for any
@@ -135,7 +143,8 @@ export interface WorkerConfig {
   /** Absolute `AMSFLOW_DATA_DIR`: where the embedded server and simulator keep their data. */
   dataDir: string;
   devServerPort: number;
-  devServerUiPort: number;
+  /** The embedded server's web UI port (its checked proxy), or `off`. */
+  devServerUiPort: number | 'off';
   simulatorPort: number;
   /** Metrics, health and logs. */
   observability: ObservabilityConfig;

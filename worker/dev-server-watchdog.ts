@@ -11,7 +11,9 @@
  *   `error <why the server could not be started>`, then closes it.
  * - The watchdog exits when the server has exited, with the server's exit code.
  *
- * Its stdout and stderr are handed to the server.
+ * Its stdout and stderr are handed to the server, and its umask (077): what the server creates,
+ * its SQLite database and the write-ahead log and shared-memory files beside it, is readable by
+ * its user only, whatever the umask of the shell that ran `npm start`. The data are every chat.
  */
 import { spawn } from 'node:child_process';
 import { closeSync, writeSync } from 'node:fs';
@@ -36,6 +38,8 @@ function main(): void {
     console.error('usage: dev-server-watchdog <temporal-cli> [args...]');
     process.exit(64);
   }
+  // Node's spawn has no umask of its own; the watchdog's process runs nothing but the server.
+  process.umask(0o077);
   const server = spawn(cli, args, { stdio: ['ignore', 'inherit', 'inherit'] });
   let stopping = false;
   const stop = (why: string) => {

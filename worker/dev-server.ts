@@ -7,6 +7,12 @@
  * a Ctrl-C in the terminal reaches the workers but not the server, which `stop()` ends after
  * them. The watchdog holds a pipe from this process and stops the server as soon as that pipe
  * closes: the server never outlives the process that started it, even one killed with SIGKILL.
+ *
+ * What it serves on loopback answers only this machine's own callers (docs/SECURITY.md): the web
+ * UI is behind amsflow's checked proxy (checked-proxy.ts) and itself listens on a private
+ * loopback address; the HTTP API is closed ({@link closedHttpApi}); the gRPC frontend, which the
+ * workers and the `temporal` CLI use, is what it always was. Its database and the files beside it
+ * are readable by their user only (the watchdog's umask).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -14,11 +20,22 @@ import type { Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { openConnection } from '../tools/temporal-connection';
+import { startCheckedProxy, type CheckedProxy } from './checked-proxy';
+import { closedHttpApi, devServerArgs, type DynamicConfigValue, type Listener } from './dev-server-args';
 import { DevServerStartError, PortInUseError } from './dev-server-errors';
 import { tailOf } from './output-tail';
 import { claimablePort, freePort, portOpen } from './port-probes';
+import { LOOPBACK, privateLoopbackHost } from './private-loopback';
 
 export { DevServerStartError, PortInUseError };
+export {
+  closedHttpApi,
+  DEFAULT_SQLITE_PRAGMAS,
+  devServerArgs,
+  type DevServerListeners,
+  type DynamicConfigValue,
+  type Listener,
+} from './dev-server-args';
 export { claimablePort, freePort, portTaken } from './port-probes';
 
 /** How {@link startDevServer} runs the server. */
@@ -29,11 +46,17 @@ export interface DevServerOptions {
   dbFile: string;
   /** gRPC port; default: a free port. */
   port?: number;
-  /** Web UI port; default: a free port. `false` runs headless. */
+  /**
+   * Web UI port on 127.0.0.1: amsflow's checked proxy, in front of the UI on a private address;
+   * default: a free port. `false` runs headless.
+   */
   uiPort?: number | false;
   namespace?: string;
-  /** Extra `--dynamic-config-value` entries, e.g. `{ 'limit.historyCount.suggestContinueAsNew': 500 }`. */
-  dynamicConfig?: Record<string, string | number | boolean>;
+  /**
+   * Extra `--dynamic-config-value` entries, e.g. `{ 'limit.historyCount.suggestContinueAsNew': 500 }`.
+   * `frontend.httpAllowedHosts` opens the HTTP API again ({@link closedHttpApi}).
+   */
+  dynamicConfig?: Record<string, DynamicConfigValue>;
   /**
    * SQLite pragmas (`--sqlite-pragma`), over {@link DEFAULT_SQLITE_PRAGMAS}. `false`: none at all,
    * the server as `temporal server start-dev --db-filename` runs it (the benchmark's stock server).
@@ -53,24 +76,14 @@ export interface DevServerOptions {
   portWaitMs?: number;
 }
 
-/**
- * The SQLite settings of the embedded server. The SQLite default (a rollback journal, every
- * commit synced to disk) costs several fsyncs a transaction, and every workflow task is one: a
- * write-ahead log with `synchronous=normal` keeps every commit through a crash of the server or
- * the machine's processes (what the embedded server must survive: `npm start`'s Ctrl-C, kill -9)
- * and may lose the last commits only on an operating-system crash or power loss. A production
- * fleet runs a Temporal cluster on PostgreSQL (docs/OPERATIONS.md), not this.
- */
-export const DEFAULT_SQLITE_PRAGMAS: Readonly<Record<string, string>> = {
-  journal_mode: 'wal',
-  synchronous: 'normal',
-};
-
 /** A dev server started by {@link startDevServer}. */
 export interface RunningDevServer {
   /** `127.0.0.1:<port>` of its gRPC frontend. */
   address: string;
+  /** `http://127.0.0.1:<uiPort>`: the web UI, behind amsflow's checked proxy. */
   uiUrl?: string;
+  /** The port of its HTTP API on 127.0.0.1, closed unless `dynamicConfig` opens it ({@link closedHttpApi}). */
+  httpPort: number;
   namespace: string;
   /** The server's process id. */
   pid: number;
@@ -83,11 +96,6 @@ export interface RunningDevServer {
 /** Watchdogs started by this process, held so their lifeline pipes live as long as the process. */
 const lifelines = new Set<ChildProcess>();
 
-/** Features amsflow relies on (updates, update-with-start), on whatever the CLI's defaults are. */
-const DEFAULT_DYNAMIC_CONFIG: Record<string, string | number | boolean> = {
-  'frontend.enableUpdateWorkflowExecution': true,
-  'frontend.enableExecuteMultiOperation': true,
-};
 /** The watchdog's command line: its compiled `.js` next to this file, or its source via ts-node. */
 function watchdogArgs(): string[] {
   if (__filename.endsWith('.js')) return [join(__dirname, 'dev-server-watchdog.js')];
@@ -122,12 +130,14 @@ function signalGroup(watchdog: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
+/** Resolves once the namespace answers on `address` and the UI, if any, takes connections. */
 async function waitReady(
   child: ChildProcess,
   address: string,
   port: number,
   namespace: string,
   timeoutMs: number,
+  ui: Listener | undefined,
 ) {
   const deadline = Date.now() + timeoutMs;
   let exited: string | undefined;
@@ -144,7 +154,8 @@ async function waitReady(
       if (connection) {
         try {
           await connection.workflowService.describeNamespace({ namespace });
-          return;
+          // The proxy answers at once; the UI behind it comes up a little after the frontend.
+          if (!ui || (await portOpen(ui.port, ui.host))) return;
         } catch {
           // The frontend answers before the namespace is registered; try again.
         } finally {
@@ -156,6 +167,26 @@ async function waitReady(
   }
 }
 
+/** A free port on `host` other than `taken` (the ports of one server must differ). */
+async function freePortBesides(host: string, taken: (number | undefined)[]): Promise<number> {
+  for (;;) {
+    const port = await freePort(host);
+    if (!taken.includes(port)) return port;
+  }
+}
+
+/**
+ * The web UI's proxy on 127.0.0.1:`uiPort`, in front of the UI on a private address. Listening
+ * before the server starts, it holds the port from the start.
+ */
+async function startUiProxy(uiPort: number, ui: Listener): Promise<CheckedProxy> {
+  return startCheckedProxy({ host: LOOPBACK, port: uiPort, upstream: ui, what: 'the Temporal UI' }).catch(
+    (err: NodeJS.ErrnoException) => {
+      throw err.code === 'EADDRINUSE' ? new PortInUseError(uiPort, 'web UI') : err;
+    },
+  );
+}
+
 /**
  * Starts the dev server and resolves once its namespace answers. Refuses, with a
  * {@link PortInUseError}, a port something keeps listening on: a server found there is not
@@ -164,67 +195,50 @@ async function waitReady(
 export async function startDevServer(options: DevServerOptions): Promise<RunningDevServer> {
   const port = options.port ?? (await freePort());
   const namespace = options.namespace ?? 'default';
-  const uiPort = options.uiPort === false ? undefined : (options.uiPort ?? (await freePort()));
+  const uiPort =
+    options.uiPort === false ? undefined : (options.uiPort ?? (await freePortBesides(LOOPBACK, [port])));
+  const httpPort = await freePortBesides(LOOPBACK, [port, uiPort]);
   const portWaitMs = options.portWaitMs ?? 5_000;
   await claimablePort(port, 'gRPC', portWaitMs);
   if (uiPort !== undefined) await claimablePort(uiPort, 'web UI', portWaitMs);
-  mkdirSync(dirname(options.dbFile), { recursive: true });
+  let ui: Listener | undefined;
+  if (uiPort !== undefined) {
+    const host = await privateLoopbackHost();
+    ui = { host, port: await freePortBesides(host, [port, uiPort, httpPort]) };
+  }
+  // The data's folder readable by its user only, like the files the server makes in it.
+  mkdirSync(dirname(options.dbFile), { recursive: true, mode: 0o700 });
+  const proxy = ui && uiPort !== undefined ? await startUiProxy(uiPort, ui) : undefined;
   const stdio = options.logFile ?? 'pipe';
-  const child = spawnWatchdog(options.cliPath, devServerArgs(options, port, uiPort, namespace), stdio);
+  const serverOptions = { ...options, dynamicConfig: { ...closedHttpApi(), ...options.dynamicConfig } };
+  const args = devServerArgs(serverOptions, { port, httpPort, ui, namespace });
+  const child = spawnWatchdog(options.cliPath, args, stdio);
   const output = tailOf(stdio === 'pipe' ? [child.stdout, child.stderr] : []);
-  const address = `127.0.0.1:${port}`;
+  const address = `${LOOPBACK}:${port}`;
   let serverPid: number;
   try {
     serverPid = await reportedPid(child.stdio[3] as Readable);
-    await waitReady(child, address, port, namespace, options.startTimeoutMs ?? 60_000);
+    await waitReady(child, address, port, namespace, options.startTimeoutMs ?? 60_000, ui);
   } catch (err) {
     // How it ended on its own (the watchdog exits with the server's code), before it is killed.
     const exit = child.exitCode !== null ? `exit code ${child.exitCode}` : (child.signalCode ?? undefined);
     signalGroup(child, 'SIGKILL');
+    await proxy?.close();
     await output.settled(2_000);
     throw new DevServerStartError((err as Error).message, output.text(), exit);
   }
+  const stopServer = stopper(child);
   return {
     address,
-    uiUrl: uiPort === undefined ? undefined : `http://127.0.0.1:${uiPort}`,
+    uiUrl: proxy?.url,
+    httpPort,
     namespace,
     pid: serverPid,
     watchdogPid: child.pid ?? -1,
-    stop: stopper(child),
+    stop: async () => {
+      await Promise.all([proxy?.close(), stopServer()]);
+    },
   };
-}
-
-/** The `temporal` CLI's arguments for `options` on these ports (pure). */
-export function devServerArgs(
-  options: Pick<DevServerOptions, 'dbFile' | 'dynamicConfig' | 'sqlitePragmas'>,
-  port: number,
-  uiPort: number | undefined,
-  namespace: string,
-): string[] {
-  const args = [
-    'server',
-    'start-dev',
-    '--ip',
-    '127.0.0.1',
-    '--port',
-    String(port),
-    '--db-filename',
-    options.dbFile,
-    '--namespace',
-    namespace,
-    '--log-level',
-    'error',
-  ];
-  if (uiPort === undefined) args.push('--headless');
-  else args.push('--ui-port', String(uiPort));
-  const dynamicConfig = { ...DEFAULT_DYNAMIC_CONFIG, ...options.dynamicConfig };
-  for (const [key, value] of Object.entries(dynamicConfig)) {
-    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
-  }
-  const pragmas =
-    options.sqlitePragmas === false ? {} : { ...DEFAULT_SQLITE_PRAGMAS, ...options.sqlitePragmas };
-  for (const [key, value] of Object.entries(pragmas)) args.push('--sqlite-pragma', `${key}=${value}`);
-  return args;
 }
 
 /**

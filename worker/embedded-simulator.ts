@@ -2,9 +2,8 @@
  * The embedded simulator step of `runAmsflow`: with no token, the demo's simulator serves the one
  * agent (its state under the data dir's `demo/`), and the agent talks to it with a fresh token.
  */
-import { randomBytes } from 'node:crypto';
 import { basename } from 'node:path';
-import { SimulatorStateError, startSimulator, type RunningSimulator } from '../simulator';
+import { newAgentToken, SimulatorStateError, startSimulator, type RunningSimulator } from '../simulator';
 import type { AgentConfig, WorkerConfig } from './config';
 import { claimablePort, PortInUseError } from './dev-server';
 
@@ -32,7 +31,7 @@ export async function startEmbeddedSimulator(
 ): Promise<EmbeddedSimulator> {
   if (config.simulatorPort !== 0) await claimablePort(config.simulatorPort, 'simulator', 5_000);
   // A new token each start: the token is never in workflow state, only in this process.
-  const token = `sim-${randomBytes(12).toString('hex')}`;
+  const token = newAgentToken();
   const agent = config.agents[0];
   const simulator = await startSimulator({
     port: config.simulatorPort,

@@ -27,11 +27,12 @@ export async function startEmbeddedTemporal(
     cliPath: cli.path,
     dbFile,
     port: config.devServerPort,
-    uiPort: config.devServerUiPort,
+    uiPort: config.devServerUiPort === 'off' ? false : config.devServerUiPort,
     namespace: config.namespace,
   });
   cleanups.push(() => devServer.stop());
-  log(`amsflow: embedded Temporal dev server at ${devServer.address} (UI ${devServer.uiUrl})`);
+  const ui = devServer.uiUrl ? `UI ${devServer.uiUrl}` : 'no UI: AMSFLOW_DEV_SERVER_UI_PORT=off';
+  log(`amsflow: embedded Temporal dev server at ${devServer.address} (${ui})`);
   return devServer;
 }
 

@@ -10,6 +10,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { LanguageModel } from 'ai';
 import type { WorkerModel } from '../activities/model-calls';
+import { providerUrlProblem } from './config-checks';
 
 /** A provider amsflow knows by name: its AI SDK package, its factory, and its variables. */
 interface Provider {
@@ -82,8 +83,28 @@ function providerModel(spec: string, env: NodeJS.ProcessEnv, problems: string[])
     problems.push(`${known.key}: required by AMSFLOW_MODEL=${provider}:${modelId} (the provider's API key)`);
     return undefined;
   }
+  if (baseUrlProblems(env, [known], problems)) return undefined;
   const baseUrl = known.baseUrl ? env[known.baseUrl]?.trim() || undefined : undefined;
   return { name: `${provider}:${modelId}`, provider, modelId, apiKey, ...(baseUrl ? { baseUrl } : {}) };
+}
+
+/**
+ * Pushes a problem for each base URL variable of `providers` that is set and would send the key in
+ * clear (plain http to another host) or is no URL; returns whether there was one. The provider
+ * packages read these variables themselves too (`createOpenAI()` reads `OPENAI_BASE_URL`), so a
+ * model module's provider is held to the same rule.
+ */
+function baseUrlProblems(env: NodeJS.ProcessEnv, providers: Provider[], problems: string[]): boolean {
+  let found = false;
+  for (const { baseUrl, key } of providers) {
+    const value = baseUrl ? env[baseUrl]?.trim() : undefined;
+    const problem = value ? providerUrlProblem(value, key) : undefined;
+    if (problem) {
+      problems.push(`${baseUrl}: ${problem}`);
+      found = true;
+    }
+  }
+  return found;
 }
 
 /** The model from the environment (undefined: none), problems pushed by variable name. */
@@ -95,6 +116,7 @@ export function modelConfigOf(env: NodeJS.ProcessEnv, problems: string[]): Model
     return undefined;
   }
   if (module) {
+    if (baseUrlProblems(env, Object.values(PROVIDERS), problems)) return undefined;
     const path = isAbsolute(module) ? module : resolve(module);
     try {
       return { name: `module ${module}`, module: require.resolve(path) };

@@ -14,21 +14,21 @@ import { PortInUseError } from './dev-server-errors';
  */
 const CHOSEN_PORTS = { from: 20_000, to: 32_767 };
 
-/** A TCP port that was free a moment ago on 127.0.0.1 (any free one if none of the range is). */
-export async function freePort(): Promise<number> {
+/** A TCP port that was free a moment ago on `host` (any free one if none of the range is). */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
   for (let tries = 0; tries < 50; tries++) {
     const port = CHOSEN_PORTS.from + randomInt(CHOSEN_PORTS.to - CHOSEN_PORTS.from + 1);
-    if (!(await portTaken(port))) return port;
+    if (!(await portTaken(port, host))) return port;
   }
-  return anyFreePort();
+  return anyFreePort(host);
 }
 
-function anyFreePort(): Promise<number> {
+function anyFreePort(host: string): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const srv = createServer();
     srv.unref();
     srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
+    srv.listen(0, host, () => {
       const addr = srv.address();
       srv.close(() =>
         typeof addr === 'object' && addr ? resolvePort(addr.port) : reject(new Error('no port')),
@@ -60,8 +60,8 @@ export async function claimablePort(
   }
 }
 
-/** Whether something accepts a TCP connection on 127.0.0.1:port within half a second. */
-export function portOpen(port: number): Promise<boolean> {
+/** Whether something accepts a TCP connection on host:port within half a second. */
+export function portOpen(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((done) => {
     const socket = new Socket();
     socket.setTimeout(500);
@@ -74,6 +74,6 @@ export function portOpen(port: number): Promise<boolean> {
       socket.destroy();
       done(false);
     });
-    socket.connect(port, '127.0.0.1');
+    socket.connect(port, host);
   });
 }

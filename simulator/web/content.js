@@ -44,7 +44,6 @@ function captionElement(caption) {
  * @param {MessageRow} row
  * @param {HTMLElement} bubble
  */
-// eslint-disable-next-line max-lines-per-function -- one branch per message type of the web chat's bubble; not yet cut into a renderer per type
 export function contentFor(row, bubble) {
   const entry = row.entry;
   const p = entry.payload || {};

@@ -28,7 +28,6 @@ const clicked = (ev) => /** @type {HTMLElement} */ (ev.currentTarget);
  * A new message row (ticks, reaction and grouping are left to `updateMessage`).
  * @param {MessageRow} row
  */
-// eslint-disable-next-line max-lines-per-function -- builds one DOM row top to bottom; not yet cut into parts
 export function buildMessage(row) {
   const entry = row.entry;
   const mine = isMine(entry);

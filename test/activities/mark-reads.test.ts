@@ -4,49 +4,29 @@
  * Retry-After), never a throw; and riding with a send attempt: read, then answer, the send going
  * whatever became of them, a failed send carrying their report.
  */
-import { MockActivityEnvironment } from '@temporalio/testing';
-import { DefaultLogger } from '@temporalio/worker';
 import { ApplicationFailure } from '@temporalio/common';
-import { createActivities } from '../../activities';
-import type { MessagingClient } from '../../messaging';
-import { engineClient } from '../support/engine-client';
+import { AGENT, activitiesOnSimulator } from '../support/activities-on-simulator';
 import { markReads, type MarkReadReport } from '../../activities/mark-reads';
 import type { MarkReadInput, SendFailureDetails, SendOutput } from '../../activities/types';
-import { startSimulator, type RunningSimulator } from '../../simulator';
 
-const AGENT = 'demo';
 const CREATOR = 'user:1001';
 
 describe('mark-reads', () => {
-  let sim: RunningSimulator;
-  let client: MessagingClient;
-  let acts: ReturnType<typeof createActivities>;
-  const env = () => new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
-  beforeAll(async () => {
-    sim = await startSimulator({ port: 0 });
-    // The engine's client: it neither paces nor retries (the workflow does).
-    client = engineClient(sim);
-    acts = createActivities(new Map([[AGENT, client]]), { pollTicketsDir: false });
-  });
-  afterAll(async () => {
-    await client.close();
-    await sim.close();
-  });
-  beforeEach(() => sim.control.reset());
+  const on = activitiesOnSimulator();
 
   const humanSays = async (n: number) => {
     const ids: string[] = [];
-    for (let i = 0; i < n; i++) ids.push((await sim.control.humanText(`m${i}`)).id);
+    for (let i = 0; i < n; i++) ids.push((await on.sim.control.humanText(`m${i}`)).id);
     return ids;
   };
   const markedRead = async () =>
-    (await sim.control.transcript()).inbound.filter((m) => m.markedRead).map((m) => m.id);
+    (await on.sim.control.transcript()).inbound.filter((m) => m.markedRead).map((m) => m.id);
   const none = new AbortController().signal;
 
   it('marks every message read at once, and says when each request was answered', async () => {
     const ids = await humanSays(3);
     const before = Date.now();
-    const report = await markReads(ids, (id, signal) => client.markRead(id, { signal }), none);
+    const report = await markReads(ids, (id, signal) => on.client.markRead(id, { signal }), none);
     expect([...report.done].sort()).toEqual([...ids].sort());
     expect(report).toMatchObject({ refused: [], failed: [] });
     expect(report.times).toHaveLength(3);
@@ -58,12 +38,16 @@ describe('mark-reads', () => {
     const [id] = await humanSays(1);
     const refused = await markReads(
       ['wamid.never-issued'],
-      (m, s) => client.markRead(m, { signal: s }),
+      (m, s) => on.client.markRead(m, { signal: s }),
       none,
     );
     expect(refused).toMatchObject({ done: [], refused: ['wamid.never-issued'], failed: [] });
-    await sim.control.fault({ endpoint: 'statuses', count: 1, fault: { kind: 'rate_limit', retryAfter: 3 } });
-    const limited = await markReads([id], (m, s) => client.markRead(m, { signal: s }), none);
+    await on.sim.control.fault({
+      endpoint: 'statuses',
+      count: 1,
+      fault: { kind: 'rate_limit', retryAfter: 3 },
+    });
+    const limited = await markReads([id], (m, s) => on.client.markRead(m, { signal: s }), none);
     expect(limited).toMatchObject({
       done: [],
       refused: [],
@@ -78,26 +62,28 @@ describe('mark-reads', () => {
 
   it('gives a request up as failed when the bound passes (it may have been counted)', async () => {
     const [id] = await humanSays(1);
-    await sim.control.fault({ endpoint: 'statuses', count: 1, fault: { kind: 'slow', delayMs: 400 } });
+    await on.sim.control.fault({ endpoint: 'statuses', count: 1, fault: { kind: 'slow', delayMs: 400 } });
     const bound = new AbortController();
     setTimeout(() => bound.abort(new Error('bound passed')), 50);
-    const report = await markReads([id], (m, s) => client.markRead(m, { signal: s }), bound.signal);
+    const report = await markReads([id], (m, s) => on.client.markRead(m, { signal: s }), bound.signal);
     expect(report).toMatchObject({ done: [], refused: [], failed: [id] });
   });
 
   it('the mark-read activity reports the same for each message it was handed', async () => {
     const ids = await humanSays(2);
-    const report = await env().run<[MarkReadInput], MarkReadReport, typeof acts.markRead>(acts.markRead, {
-      agentKey: AGENT,
-      messageIds: [...ids, 'wamid.nope'],
-    });
+    const report = await on
+      .env()
+      .run<[MarkReadInput], MarkReadReport, typeof on.acts.markRead>(on.acts.markRead, {
+        agentKey: AGENT,
+        messageIds: [...ids, 'wamid.nope'],
+      });
     expect([...report.done].sort()).toEqual([...ids].sort());
     expect(report.refused).toEqual(['wamid.nope']);
   });
 
   describe('riding with a send attempt', () => {
     const send = (markRead: string[]): Promise<SendOutput> =>
-      env().run(acts.sendMessage, {
+      on.env().run(on.acts.sendMessage, {
         agentKey: AGENT,
         to: CREATOR,
         message: { type: 'text', text: { body: 'the answer' } },
@@ -110,7 +96,7 @@ describe('mark-reads', () => {
       const out = await send(ids);
       expect([...out.markRead!.done].sort()).toEqual([...ids].sort());
       expect((await markedRead()).sort()).toEqual([...ids].sort());
-      const log = await sim.control.log();
+      const log = await on.sim.control.log();
       const lastRead = Math.max(...log.filter((l) => l.endpoint === 'statuses').map((l) => l.at));
       const sent = log.find((l) => l.endpoint === 'messages')!;
       expect(sent.status).toBe(200);
@@ -119,16 +105,16 @@ describe('mark-reads', () => {
 
     it('sends all the same when a mark-read fails, and says so', async () => {
       const [id] = await humanSays(1);
-      await sim.control.fault({ endpoint: 'statuses', count: 1, fault: { kind: 'not_accepted' } });
+      await on.sim.control.fault({ endpoint: 'statuses', count: 1, fault: { kind: 'not_accepted' } });
       const out = await send([id]);
       expect(out.messageId).toMatch(/\S/);
       expect(out.markRead).toMatchObject({ done: [], failed: [id] });
-      expect((await sim.control.transcript()).sent).toHaveLength(1);
+      expect((await on.sim.control.transcript()).sent).toHaveLength(1);
     });
 
     it('a failed send carries what became of the mark-reads that went before it', async () => {
       const [id] = await humanSays(1);
-      await sim.control.fault({ endpoint: 'messages', count: 1, fault: { kind: 'not_accepted' } });
+      await on.sim.control.fault({ endpoint: 'messages', count: 1, fault: { kind: 'not_accepted' } });
       const failed = await send([id]).then(
         () => undefined,
         (err: unknown) => err,

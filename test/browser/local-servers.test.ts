@@ -6,16 +6,16 @@
  * download and runs nothing.
  */
 import { randomBytes } from 'node:crypto';
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { type Browser, type BrowserContext } from 'playwright-core';
 import { EncryptionCodec, startCodecServer, type CodecServer } from '../../codec';
 import { startSimulator, type RunningSimulator } from '../../simulator';
 import { MetricsRegistry } from '../../worker/observability/metrics-registry';
 import { startMetricsServer, type MetricsServer } from '../../worker/observability/metrics-server';
 import { Readiness } from '../../worker/observability/readiness';
+import { launchChromium } from '../support/chromium';
 
 jest.setTimeout(120_000);
 
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const REBOUND = 'rebound.example';
 
 let sim: RunningSimulator;
@@ -37,16 +37,7 @@ beforeAll(async () => {
     registry: new MetricsRegistry(),
     readiness: new Readiness(),
   });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    args: [
-      '--headless=new',
-      '--no-sandbox',
-      '--disable-gpu',
-      `--host-resolver-rules=MAP ${REBOUND} 127.0.0.1`,
-    ],
-    timeout: 30_000,
-  });
+  browser = await launchChromium([`--host-resolver-rules=MAP ${REBOUND} 127.0.0.1`]);
   context = await browser.newContext({ acceptDownloads: true });
 });
 

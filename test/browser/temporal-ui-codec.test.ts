@@ -12,21 +12,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { openConnection } from '../../tools/temporal-connection';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { dataConverterFor, EncryptionCodec, startCodecServer, type CodecServer } from '../../codec';
 import { freePort } from '../../worker/dev-server';
 import { waitFor } from '../support/temporal';
+import { launchChromium } from '../support/chromium';
 
 jest.setTimeout(180_000);
 
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless=new',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-];
 const key = { id: 'ui-k1', key: randomBytes(32) };
 const word = `zebra-ui-${randomBytes(5).toString('hex')}`;
 const lost = `zebra-lost-${randomBytes(5).toString('hex')}`;
@@ -86,7 +79,7 @@ beforeAll(async () => {
   });
   stranger = createServer((_req, res) => res.end('<!doctype html><title>another site</title>'));
   await new Promise<void>((r) => stranger.listen(0, '127.0.0.1', r));
-  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: 30_000 });
+  browser = await launchChromium();
   page = await (await browser.newContext({ viewport: { width: 1400, height: 1000 } })).newPage();
 });
 

@@ -6,20 +6,10 @@
  */
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { MESSAGING_PRODUCT, startSimulator, type RunningSimulator } from '../../simulator';
+import { launchChromium } from '../support/chromium';
 
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless=new',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const ARTIFACTS_DIR = path.resolve(__dirname, '..', '..', 'test-artifacts');
 const SCREENSHOT = path.join(ARTIFACTS_DIR, 'web-chat.png');
 const PHONE_SCREENSHOT = path.join(ARTIFACTS_DIR, 'web-chat-phone.png');
@@ -153,7 +143,7 @@ describe('web chat for the human side (headless Chromium)', () => {
     sim = await startSimulator({ port: 0, receipts: { deliveredAfterMs: 50 } });
     // chromium.launch runs the browser on a fresh temporary --user-data-dir of its own and
     // removes it on close (it refuses an explicit --user-data-dir argument).
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: 30_000 });
+    browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1000, height: 880 }, colorScheme: 'light' });
     await context.addInitScript({ path: HELPERS });
     page = await context.newPage();

@@ -3,21 +3,26 @@
  * serialization context reaches the codec on every path a payload takes (client start, signal and
  * query; activity input and result; child input and result; a signal between workflows), so a
  * strict worker runs a whole conversation of them; a ciphertext copied from one workflow's history
- * into a signal to another is refused by the worker (its workflow task fails, nothing is
- * delivered); a strict worker refuses an unencrypted signal.
+ * into a signal to another is refused by the worker (the signal is dropped with the codec's reason,
+ * nothing is delivered, no workflow task fails: codec/undecodable.ts); a strict worker refuses an
+ * unencrypted signal the same way. The workflows are bundled as amsflow bundles every workflow
+ * (its interceptors and payload converter).
  */
 import { randomBytes } from 'node:crypto';
 import { Client, type WorkflowHandle } from '@temporalio/client';
 import { RawValue, type Payload } from '@temporalio/common';
+import { bundleWorkflowCode, Runtime, Worker } from '@temporalio/worker';
 import {
-  loadDataConverter,
-  decodeOptionalFailureToOptionalError,
-} from '@temporalio/common/lib/internal-non-workflow';
-import type { temporal } from '@temporalio/proto';
-import { Worker } from '@temporalio/worker';
-import { CONTEXT_METADATA, dataConverterFor, KEY_ID_METADATA, type EncryptionKey } from '../../codec';
+  CONTEXT_METADATA,
+  dataConverterFor,
+  KEY_ID_METADATA,
+  PAYLOAD_CONVERTER_PATH,
+  type EncryptionKey,
+} from '../../codec';
+import { WORKFLOW_INTERCEPTOR_MODULES } from '../../worker/bundling';
 import { boundRelay, noteSignal, notesQuery } from './fixtures/bound-workflows';
-import { bundle, connectDevServer, uniqueTaskQueue, waitFor } from '../support/temporal';
+import { connectDevServer, quietLogger, uniqueTaskQueue, waitFor } from '../support/temporal';
+import { settled } from '../protocol/running-amsflow';
 
 jest.setTimeout(120_000);
 
@@ -38,7 +43,12 @@ beforeAll(async () => {
   env = await connectDevServer();
   keyless = env.client;
   withKeys = new Client({ connection: env.connection, dataConverter: lenient });
-  const workflowBundle = await bundle(require.resolve('./fixtures/bound-workflows'));
+  const workflowBundle = await bundleWorkflowCode({
+    workflowsPath: require.resolve('./fixtures/bound-workflows'),
+    payloadConverterPath: PAYLOAD_CONVERTER_PATH,
+    workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
+    logger: quietLogger,
+  });
   const activities = { shout: async (t: string) => t.toUpperCase() };
   workers = await Promise.all(
     (['lenient', 'strict'] as const).map((which) =>
@@ -82,14 +92,16 @@ function payloadsOf(value: unknown, found: Payload[] = []): Payload[] {
 
 const boundTo = (p: Payload) => JSON.parse(text(p.metadata?.[CONTEXT_METADATA])) as Record<string, string>;
 
-/** The message of the first failed workflow task of `handle`, decoded with the keys. */
-async function failedTaskMessage(handle: WorkflowHandle): Promise<string | undefined> {
-  const history = await handle.fetchHistory();
-  const failure = history.events?.find((e) => e.workflowTaskFailedEventAttributes)
-    ?.workflowTaskFailedEventAttributes?.failure as temporal.api.failure.v1.IFailure | undefined;
-  if (!failure) return undefined;
-  const error = await decodeOptionalFailureToOptionalError(loadDataConverter(lenient), failure);
-  return error?.message;
+/** The worker's WARN lines that say a signal to `workflowId` was dropped (the Runtime's logger). */
+function dropsOf(workflowId: string): { lines: string[]; stop(): void } {
+  const lines: string[] = [];
+  const logger = Runtime.instance().logger;
+  const log = logger.log.bind(logger);
+  const spy = jest.spyOn(logger, 'log').mockImplementation((level, message, meta) => {
+    if (meta?.workflowId === workflowId && message.includes('dropped')) lines.push(message);
+    log(level, message, meta);
+  });
+  return { lines, stop: () => spy.mockRestore() };
 }
 
 it('a strict worker runs a whole conversation: every payload is bound to the workflow that owns it', async () => {
@@ -112,7 +124,7 @@ it('a strict worker runs a whole conversation: every payload is bound to the wor
   expect(new Set([...parent, ...child].map((p) => boundTo(p).namespace))).toEqual(new Set(['default']));
 });
 
-it('a ciphertext copied into a signal to another workflow is refused by the worker', async () => {
+it('a ciphertext copied into a signal to another workflow is refused by the worker: dropped with the reason, nothing halts', async () => {
   const victim = await start('lenient', 'bound-victim');
   await victim.signal(noteSignal, { text: 'zebra-secret-note' });
   await waitFor('the victim to take its note', async () => (await victim.query(notesQuery)).length === 1);
@@ -122,21 +134,34 @@ it('a ciphertext copied into a signal to another workflow is refused by the work
   expect(boundTo(copied).workflowId).toBe(victim.workflowId);
 
   const target = await start('lenient', 'bound-target');
-  // Someone with access to the namespace but not the keys: the payload goes through untouched.
-  await keyless.workflow.getHandle(target.workflowId).signal(noteSignal.name, RawValue.fromPayload(copied));
-  const message = await waitFor('the target workflow task to fail', () => failedTaskMessage(target));
-  expect(message).toContain(`written for workflow "${victim.workflowId}" in namespace "default"`);
-  expect(message).toContain(`not for workflow "${target.workflowId}"`);
-  // Nothing was delivered: no workflow task has completed since the copied signal arrived.
-  const events = (await target.fetchHistory()).events!;
-  const copiedAt = events.map((e) => Boolean(e.workflowExecutionSignaledEventAttributes)).lastIndexOf(true);
-  expect(copiedAt).toBeGreaterThan(0);
-  expect(events.slice(copiedAt).some((e) => e.workflowTaskCompletedEventAttributes)).toBe(false);
+  const drops = dropsOf(target.workflowId);
+  try {
+    // Someone with access to the namespace but not the keys: the payload goes through untouched.
+    await keyless.workflow.getHandle(target.workflowId).signal(noteSignal.name, RawValue.fromPayload(copied));
+    const line = await waitFor('the drop in the worker log', () => drops.lines[0]);
+    expect(line).toContain(`written for workflow "${victim.workflowId}" in namespace "default"`);
+    expect(line).toContain(`not for workflow "${target.workflowId}"`);
+    expect(line).not.toContain('zebra');
+  } finally {
+    drops.stop();
+  }
+  // Nothing was delivered, and the target goes on: no workflow task failed, it takes a real note.
+  expect(await settled(target)).toEqual({ failedTasks: 0, pendingAttempt: 0 });
+  expect(await target.query(notesQuery)).toEqual([]);
+  await target.signal(noteSignal, { text: 'real note' });
+  await waitFor('the real note', async () => (await target.query(notesQuery)).includes('real note'));
 });
 
-it('a strict worker refuses an unencrypted signal', async () => {
+it('a strict worker refuses an unencrypted signal: dropped with the reason, nothing halts', async () => {
   const target = await start('strict', 'bound-plain');
-  await keyless.workflow.getHandle(target.workflowId).signal(noteSignal.name, { text: 'injected' });
-  const message = await waitFor('the strict workflow task to fail', () => failedTaskMessage(target));
-  expect(message).toMatch(/Refused an unencrypted payload/);
+  const drops = dropsOf(target.workflowId);
+  try {
+    await keyless.workflow.getHandle(target.workflowId).signal(noteSignal.name, { text: 'injected' });
+    const line = await waitFor('the drop in the worker log', () => drops.lines[0]);
+    expect(line).toMatch(/Refused an unencrypted payload/);
+  } finally {
+    drops.stop();
+  }
+  expect(await settled(target)).toEqual({ failedTasks: 0, pendingAttempt: 0 });
+  expect(await target.query(notesQuery)).toEqual([]);
 });

@@ -20,6 +20,7 @@ import {
   encryptionKeysFromEnv,
   EncryptionKeysError,
   KEY_ID_METADATA,
+  UndecodableMarkingCodec,
   type EncryptionKey,
 } from '../../codec';
 import { redactText, REDACTED } from '../../core/redact';
@@ -139,8 +140,11 @@ describe('AMSFLOW_ENCRYPTION_KEYS', () => {
     ]);
     expect(encryptionKeysFromEnv({})).toBeUndefined();
     const converter = dataConverterFor(keys)!;
-    expect(converter.payloadCodecs![0]).toBeInstanceOf(EncryptionCodec);
+    const codec = converter.payloadCodecs![0] as UndecodableMarkingCodec;
+    expect(codec).toBeInstanceOf(UndecodableMarkingCodec);
+    expect(codec.inner).toBeInstanceOf(EncryptionCodec);
     expect(converter.failureConverterPath).toMatch(/failure-converter\.(ts|js)$/);
+    expect(converter.payloadConverterPath).toMatch(/undecodable\.(ts|js)$/);
   });
 
   it('names the variable and the entry for bad base64, a wrong length, a duplicate id, a bad entry', () => {

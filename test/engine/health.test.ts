@@ -11,16 +11,7 @@ import { freePort } from '../../worker/dev-server';
 import type { AgentStateView } from '../../protocol';
 import { bundle, waitFor } from '../support/temporal';
 import { Engine, engineSuite } from './support';
-
-function sample(text: string, name: string, labels: Record<string, string>): number {
-  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  let total = 0;
-  for (const line of text.split('\n')) {
-    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$/.exec(line);
-    if (m && m[1] === name && wanted.every((w) => (m[3] ?? '').split(',').includes(w))) total += Number(m[4]);
-  }
-  return total;
-}
+import { sample } from '../support/metrics-sample';
 
 /** The index of the last element that passes `test`, or -1. */
 function lastIndex<T>(items: T[], test: (item: T) => unknown): number {

@@ -13,17 +13,9 @@ import { waitFor } from '../support/temporal';
 import { OpenAiStandIn } from './openai-stand-in';
 import { agentQueries, listRuns, runTexts, search } from './secret-search';
 import { engineSuite } from './support';
+import { sample } from '../support/metrics-sample';
 
 jest.setTimeout(180_000);
-
-function sample(text: string, name: string, labels: Record<string, string>): number {
-  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  return text
-    .split('\n')
-    .map((line) => /^([a-zA-Z_:][a-zA-Z0-9_:]*)\{(.*)\} (\S+)$/.exec(line))
-    .filter((m) => m && m[1] === name && wanted.every((w) => m[2].split(',').includes(w)))
-    .reduce((sum, m) => sum + Number(m![3]), 0);
-}
 
 describe('a provider configured on the worker', () => {
   const suite = engineSuite();

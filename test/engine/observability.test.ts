@@ -7,19 +7,7 @@
 import { freePort } from '../../worker/dev-server';
 import { waitFor } from '../support/temporal';
 import { engineSuite, type Engine } from './support';
-
-/** The value of the sample `name{labels}` in exposition text (0 when absent). */
-function sample(text: string, name: string, labels: Record<string, string>): number {
-  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  let total = 0;
-  for (const line of text.split('\n')) {
-    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const have = (m[3] ?? '').split(',');
-    if (wanted.every((w) => have.includes(w))) total += Number(m[4]);
-  }
-  return total;
-}
+import { sample } from '../support/metrics-sample';
 
 async function get(url: string): Promise<{ status: number; text: string }> {
   const res = await fetch(url);

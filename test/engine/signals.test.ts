@@ -16,6 +16,7 @@ import { Engine } from './support';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sample } from '../support/metrics-sample';
 
 const BAD = [null, 1, {}];
 const message = { id: 'wamid.x', from: 'user:4242', type: 'text', timestamp: '1', text: { body: 'hi' } };
@@ -47,16 +48,6 @@ const AGENT_SIGNALS: [string, unknown[]][] = [
   // A resume needs no argument (`null`, `{}`: a resume of a running agent does nothing).
   ['amsflow.resume', [1, { reason: 5 }]],
 ];
-
-function sample(text: string, name: string, labels: Record<string, string>): number {
-  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  let total = 0;
-  for (const line of text.split('\n')) {
-    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$/.exec(line);
-    if (m && m[1] === name && wanted.every((w) => (m[3] ?? '').split(',').includes(w))) total += Number(m[4]);
-  }
-  return total;
-}
 
 /** Once the workflow has processed every signal sent so far: none of its workflow tasks failed. */
 async function settled(handle: WorkflowHandle): Promise<{ failedTasks: number }> {

@@ -2,9 +2,11 @@
  * Hostile input, property-based: update pages, send answers, error bodies and media metadata that
  * no real service sends (mutated fields and types, odd Unicode, lone surrogates, huge strings and
  * offsets, truncated or oversize bodies, wrong content types), served by a local HTTP server to the
- * client and the activities. Only typed errors come out, a page is accepted only when every message
- * in it parsed (so the offset never moves past one that did not), and an unreadable answer to a
- * send that was accepted (2xx) is ambiguous, never "not sent".
+ * client and the activities. Only typed errors come out; a page whose envelope parses is accepted
+ * whatever its members (one that does not fit is handed on as type `unknown`, or left out and
+ * listed when it has no usable id, sender or time), so the offset moves past a poison message
+ * instead of stopping at it; and an unreadable answer to a send that was accepted (2xx) is
+ * ambiguous, never "not sent".
  */
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
@@ -17,6 +19,7 @@ import {
   NotAcceptedError,
   RateLimitError,
   flattenPage,
+  InboundMessageSchema,
 } from '../../messaging';
 import { mediaFileSize } from '../../messaging/schemas';
 import { checkUpdatesParams } from '../../messaging/validation';
@@ -83,6 +86,18 @@ function processable(m: unknown): boolean {
   return msg.type !== 'text' || typeof (payload as Node).body === 'string';
 }
 
+/** What a message needs to be handed on at all, even as `unknown`: an id, a sender, a time. */
+function routable(m: unknown): boolean {
+  if (m === null || typeof m !== 'object' || Array.isArray(m)) return false;
+  const msg = m as Node;
+  return (
+    typeof msg.id === 'string' &&
+    msg.id.length > 0 &&
+    typeof msg.from === 'string' &&
+    typeof msg.timestamp === 'string'
+  );
+}
+
 /** The messages of a served page: `value.messages` of the changes whose field is "messages" (spec 2.4). */
 function servedMessages(tree: unknown): unknown[] {
   const entries = (tree as { entry: { changes: { field: string; value: { messages?: unknown[] } }[] }[] })
@@ -93,7 +108,7 @@ function servedMessages(tree: unknown): unknown[] {
 }
 
 describe('hostile update pages', () => {
-  it('give a page holding every served message, or a typed error; the agent keeps polling', async () => {
+  it('give a page holding every routable served message (as `unknown` when it does not fit), or a typed error; the agent keeps polling', async () => {
     await fc.assert(
       fc.asyncProperty(
         page,
@@ -119,14 +134,28 @@ describe('hostile update pages', () => {
             // What was served (JSON has no -0, no undefined).
             const sent = JSON.parse(wire.canned.body.toString()) as { next_offset: unknown };
             const served = servedMessages(sent);
-            expect(served.every(processable)).toBe(true);
-            expect(flat.messages.map((m) => m.id)).toEqual(served.map((m) => (m as Node).id));
+            const handedOn = served.filter(routable);
+            expect(flat.messages.map((m) => m.id)).toEqual(handedOn.map((m) => (m as Node).id));
+            handedOn.forEach((m, i) => {
+              const got = flat.messages[i];
+              // Every message handed on fits the schema; one that did not as served is `unknown`.
+              expect(InboundMessageSchema.safeParse(got).success).toBe(true);
+              if (!processable(m)) expect(got.type).toBe('unknown');
+              if (got.type !== (m as Node).type)
+                expect(got.unknown).toMatchObject({ problems: expect.any(Array) });
+            });
+            // Each message not handed on as served is listed, never silently dropped.
+            const changed = handedOn.filter((m, i) => flat.messages[i].type !== (m as Node).type).length;
+            const misfits = flat.misfits.filter((f) => f.kind === 'message' && f.action !== 'trimmed');
+            expect(misfits.length).toBeGreaterThanOrEqual(served.length - handedOn.length + changed);
             expect(flat.nextOffset).toBe(sent.next_offset);
             // The next poll can start from it.
             expect(() => checkUpdatesParams({ offset: flat.nextOffset })).not.toThrow();
           }
           if (viaActivity.ok) {
-            expect(direct.ok && viaActivity.value).toMatchObject({ status: 'page' });
+            expect(viaActivity.value).toMatchObject({ status: 'page' });
+            // Only an answer over the client's cap differs: the activity reads it again, smaller.
+            if (!direct.ok) expect(direct.err).toMatchObject({ overLimitBytes: expect.any(Number) });
           } else {
             expect(direct.ok).toBe(false);
             expect(requestVerdict(failureInfo(viaActivity.err)).kind).toBe('transient');

@@ -112,6 +112,78 @@ describe('argument schemas of signals and updates', () => {
       expect(s.routedMessageSchema.safeParse({ message: m, seq: 1 }).success).toBe(true);
   });
 
+  /** `message` with `patch` over it. */
+  const withPatch = (patch: Record<string, unknown>) => ({ ...message, ...patch });
+
+  it.each([
+    ['a numeric text body', { text: { body: 5 } }, 'message.text.body'],
+    ['a text without a body', { text: {} }, 'message.text.body'],
+    [
+      'a numeric reaction emoji',
+      { type: 'reaction', reaction: { message_id: 'm1', emoji: 7 } },
+      'message.reaction.emoji',
+    ],
+    [
+      'a reaction to no message',
+      { type: 'reaction', reaction: { emoji: '👍' } },
+      'message.reaction.message_id',
+    ],
+    ['a numeric quoted id', { context: { id: 9 } }, 'message.context.id'],
+    [
+      'a caption that is no text',
+      { type: 'image', image: { id: 'x', caption: ['a'] } },
+      'message.image.caption',
+    ],
+    ['a media object that is a number', { type: 'image', image: 5 }, 'message.image'],
+    [
+      'a file name that is no text',
+      { type: 'document', document: { id: 'x', filename: 1 } },
+      'message.document.filename',
+    ],
+    ['an empty message id', { id: '' }, 'message.id'],
+  ])('refuses a routed message with %s, naming the field', (_what, patch, path) => {
+    for (const schema of [s.routedMessageSchema, s.lateMessageSchema]) {
+      const result = schema.safeParse({ message: withPatch(patch), seq: 1, questionId: 'q' });
+      expect(result.success).toBe(false);
+      expect(s.schemaProblem((result as { error: import('zod').ZodError }).error)).toMatch(
+        new RegExp(`^${path}: `),
+      );
+    }
+  });
+
+  it('takes a message of a type it does not know, and one handed on as unknown, with their members', () => {
+    const odd = { id: 'm3', from: 'user:1', type: 'poll', timestamp: '3', poll: { question: 5 } };
+    const unknown = {
+      id: 'm4',
+      from: 'user:1',
+      type: 'unknown',
+      timestamp: '4',
+      unknown: { type: 'image', problems: ['image: expected object, got number'], bytes: 80 },
+    };
+    for (const m of [odd, unknown])
+      expect(s.routedMessageSchema.parse({ message: m, seq: 1 })).toEqual({ message: m, seq: 1 });
+  });
+
+  it.each([
+    ['a numeric text body', { type: 'text', text: { body: 5 } }, 'message.text.body'],
+    [
+      'a quote of no message',
+      { type: 'text', text: { body: 'x' }, context: { message_id: 3 } },
+      'message.context.message_id',
+    ],
+    ['a numeric caption', { type: 'image', image: { id: 'm', caption: 2 } }, 'message.image.caption'],
+  ])('refuses a send request with %s in its message', (_what, msg, path) => {
+    const result = s.sendRequestSchema.safeParse({ requestId: 'r1', message: msg });
+    expect(result.success).toBe(false);
+    expect(s.schemaProblem((result as { error: import('zod').ZodError }).error)).toMatch(
+      new RegExp(`^${path}: `),
+    );
+    expect(
+      s.sendRequestSchema.safeParse({ requestId: 'r1', message: { type: 'sticker', sticker: { id: 'm' } } })
+        .success,
+    ).toBe(true);
+  });
+
   it('says what is wrong by path, without the payload', () => {
     const result = s.conversationOpSchema.safeParse({ op: 'release', seq: 'secret-text' });
     expect(result.success).toBe(false);

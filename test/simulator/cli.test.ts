@@ -84,7 +84,7 @@ it('prints one JSON line {url, token, chat}, serves with the given token and cre
 it('runs through `npm run simulator --` on a chosen port and stops on SIGINT', async () => {
   const { child, line } = await startCli('npm', ['run', '-s', 'simulator', '--', '--port', '0'], true);
   try {
-    expect(line.token).toBe('sim-token');
+    expect(line.token).toMatch(/^sim-[0-9a-f]{24}$/);
     const res = await fetch(`${line.url}/updates?offset=0&timeout=0`, {
       headers: { authorization: `Bearer ${line.token}` },
     });
@@ -95,6 +95,25 @@ it('runs through `npm run simulator --` on a chosen port and stops on SIGINT', a
   }
   await exited(child);
   await expect(fetch(`${line.url}/updates`)).rejects.toThrow();
+});
+
+it('serves a new random token each start without --token: the old fixed default sim-token is refused', async () => {
+  const args = ['--transpile-only', 'simulator/main.ts', '--port', '0'];
+  const [first, second] = await Promise.all([startCli(TS_NODE, args), startCli(TS_NODE, args)]);
+  try {
+    for (const { line } of [first, second]) {
+      expect(line.token).toMatch(/^sim-[0-9a-f]{24}$/);
+      const guessed = await new AgentHttp(line.url, 'sim-token').poll({ offset: 0, timeout: 0 });
+      expect(guessed.status).toBe(401);
+      expect((await new AgentHttp(line.url, line.token).poll({ offset: 0, timeout: 0 })).status).toBe(200);
+    }
+    expect(first.line.token).not.toBe(second.line.token);
+  } finally {
+    first.child.kill('SIGTERM');
+    second.child.kill('SIGTERM');
+  }
+  expect(await exited(first.child)).toBe(0);
+  expect(await exited(second.child)).toBe(0);
 });
 
 it('counts a message unread past the grace given by --unread-grace-ms', async () => {

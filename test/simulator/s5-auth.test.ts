@@ -77,3 +77,19 @@ it('accepts a client User-Agent header', async () => {
   });
   expect(reply.status).toBe(200);
 });
+
+it('serves the default agent with a new random token each start, never a fixed one', async () => {
+  const [a, b] = await Promise.all([startHarness(), startHarness()]);
+  try {
+    for (const started of [a, b]) {
+      expect(started.sim.token).toMatch(/^sim-[0-9a-f]{24}$/);
+      const guessed = await started.agent.request('GET', '/updates?offset=0&timeout=0', {
+        token: 'sim-token',
+      });
+      expect(guessed.status).toBe(401);
+    }
+    expect(a.sim.token).not.toBe(b.sim.token);
+  } finally {
+    await Promise.all([a.sim.close(), b.sim.close()]);
+  }
+});

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@temporalio/client';
 import { openConnection } from '../../tools/temporal-connection';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { getAgentState } from '../../client/agents';
 import type { Conversation } from '../../simulator';
 import {
@@ -23,18 +23,8 @@ import {
   untilRunning,
   type NpmStart,
 } from '../support/npm-start';
+import { launchChromium } from '../support/chromium';
 
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless=new',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const ARTIFACTS_DIR = path.join(ROOT, 'test-artifacts');
 /** Deadline of a start (bundling the workflows, starting the dev server) and of a stop. */
 const START_MS = 90_000;
@@ -116,7 +106,7 @@ describe('npm start: a resumable demo (headless Chromium)', () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'amsflow-npm-start-'));
     ({ env } = await demoEnv(dataDir));
     mkdirSync(ARTIFACTS_DIR, { recursive: true });
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: 30_000 });
+    browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 900, height: 820 }, colorScheme: 'light' });
     page = await context.newPage();
     page.setDefaultTimeout(WAIT_MS);

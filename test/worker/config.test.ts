@@ -55,6 +55,13 @@ describe('worker configuration', () => {
     expect(problemsOf({ AMSFLOW_DATA_DIR: ' ' })).toEqual([expect.stringMatching(/^AMSFLOW_DATA_DIR: /)]);
   });
 
+  it('runs the embedded server without its UI when AMSFLOW_DEV_SERVER_UI_PORT is off', () => {
+    expect(loadConfig({ AMSFLOW_DEV_SERVER_UI_PORT: 'off' }).devServerUiPort).toBe('off');
+    expect(problemsOf({ AMSFLOW_DEV_SERVER_UI_PORT: 'none' })).toEqual([
+      'AMSFLOW_DEV_SERVER_UI_PORT: must be a port (0 to 65535) or off',
+    ]);
+  });
+
   it('uses the real service, without the simulator, when AMS_TOKEN and AMS_BASE_URL are set', () => {
     const config = loadConfig({ AMS_TOKEN: 't', AMS_BASE_URL: 'https://ams.example/agent/v1' });
     expect(config.embeddedSimulator).toBe(false);

@@ -55,6 +55,38 @@ describe('the model in the worker configuration', () => {
     expect(problems.join('\n')).not.toContain(KEY);
   });
 
+  describe('OPENAI_BASE_URL, held to the rule of AMS_BASE_URL: the key goes in clear to this machine only', () => {
+    const openai = { AMSFLOW_MODEL: 'openai:gpt-4o-mini', OPENAI_API_KEY: KEY };
+
+    it.each([
+      ['http://llm.example.com/v1', 'http://llm.example.com/v1 is plain http to another host'],
+      ['http://10.0.0.7:8000/v1', 'http://10.0.0.7:8000/v1 is plain http to another host'],
+      ['ftp://llm.example.com/v1', 'uses ftp:, not https'],
+      ['llm.example.com/v1', 'is not an absolute URL'],
+    ])('refuses %s at start, naming the variable and never the key', (url, problem) => {
+      const problems = problemsOf({ ...openai, OPENAI_BASE_URL: url }).join('\n');
+      expect(problems).toContain(`OPENAI_BASE_URL: ${problem}`);
+      expect(problems).not.toContain(KEY);
+      expect(() => loadConfig({ ...openai, OPENAI_BASE_URL: url })).toThrow(
+        expect.objectContaining({ name: 'ConfigError', code: 'AMSFLOW_CONFIG' }),
+      );
+    });
+
+    it('refuses it with a model module too: the provider package reads the variable itself', () => {
+      const env = { AMSFLOW_MODEL_MODULE: 'model.ts', OPENAI_BASE_URL: 'http://llm.example.com/v1' };
+      expect(problemsOf(env).join('\n')).toContain(
+        'OPENAI_BASE_URL: http://llm.example.com/v1 is plain http',
+      );
+    });
+
+    it.each(['https://llm.example.com/v1', 'http://localhost:11434/v1', 'http://[::1]:8000/v1'])(
+      'takes %s',
+      (url) => {
+        expect(loadConfig({ ...openai, OPENAI_BASE_URL: url }).model).toMatchObject({ baseUrl: url });
+      },
+    );
+  });
+
   it('imports a module’s model, and refuses a module without one', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'amsflow-model-'));
     writeFileSync(join(dir, 'good.js'), "exports.model = { specificationVersion: 'v3', doGenerate() {} };");

@@ -77,6 +77,38 @@ function bodyOf(message: { type?: string; text?: { body?: string } } | undefined
   return message?.text?.body ?? (message?.type ? `<${message.type}>` : undefined);
 }
 
+/**
+ * What the poll activity reports of the input that could not be handed on as received: page
+ * members that did not fit their schema, messages cut to fit a result, pages read again smaller.
+ * Registered here, beside the only code that records them (registering is idempotent).
+ */
+function inboundCounters(m: AmsflowMetrics) {
+  const misfits = m.registry.counter(
+    'amsflow_inbound_misfits_total',
+    'Page members that did not fit their schema or a poll result, by kind (message, status, contact) and action (unknown: handed on as type unknown; trimmed: without the members that did not fit; skipped: left out). Each is logged at WARN, without content.',
+  );
+  const truncated = m.registry.counter(
+    'amsflow_inbound_truncated_total',
+    'Messages too large on their own for a poll result, handed on cut (marked `truncated`).',
+  );
+  const rereads = m.registry.counter(
+    'amsflow_poll_rereads_total',
+    'Polls whose page was too large for a poll result, read again at the same offset with a smaller limit.',
+  );
+  return {
+    rereads,
+    record(agent: string, out: Extract<PollOutput, { status: 'page' }>): void {
+      for (const { kind, action } of out.misfits ?? []) misfits.inc({ agent, kind, action });
+      const cut = out.messages.filter((msg) => isTruncation(msg.truncated)).length;
+      if (cut > 0) truncated.inc({ agent }, cut);
+    },
+  };
+}
+
+function isTruncation(value: unknown): boolean {
+  return typeof (value as { originalBytes?: unknown } | undefined)?.originalBytes === 'number';
+}
+
 /** Options of {@link activityMetricsInterceptor}. */
 export interface ActivityObservabilityOptions {
   metrics: AmsflowMetrics;
@@ -90,6 +122,7 @@ export function activityMetricsInterceptor(
   options: ActivityObservabilityOptions,
 ): (ctx: Context) => ActivityInterceptors {
   const { metrics: m, logger, logBodies } = options;
+  const inbound = inboundCounters(m);
   return (ctx) => ({
     inbound: {
       async execute(input, next) {
@@ -120,10 +153,18 @@ export function activityMetricsInterceptor(
           const result = await next(input);
           if (activity === 'pollUpdates') {
             const out = result as PollOutput;
-            // A quiet poll made several HTTP polls (the empty ones listed); each counts, and the
-            // duration is that of the last one, the request that returned.
-            if (out.quietPolls?.length) m.polls.inc({ agent, outcome: 'empty' }, out.quietPolls.length);
+            // A quiet poll made several HTTP polls (the empty ones listed, and those whose page
+            // was read again, smaller); each counts, and the duration is that of the last one,
+            // the request that returned.
+            const rereads = out.status === 'page' ? (out.reread?.polls ?? 0) : 0;
+            const empty = (out.quietPolls?.length ?? 0) - rereads;
+            if (empty > 0) m.polls.inc({ agent, outcome: 'empty' }, empty);
+            if (rereads > 0) {
+              m.polls.inc({ agent, outcome: 'page' }, rereads);
+              inbound.rereads.inc({ agent }, rereads);
+            }
             m.polls.inc({ agent, outcome: out.status });
+            if (out.status === 'page') inbound.record(agent, out);
             m.pollDuration.observe({ agent }, Math.max(0, Date.now() - out.startedAt) / 1000);
             if (out.status === 'page') {
               m.messagesReceived.inc({ agent }, out.messages.length);

@@ -3,18 +3,37 @@
  * halts silently. For each agent it asks Temporal two things: DescribeWorkflowExecution (is the
  * agent workflow running; is its pending workflow task on attempt 2 or later, i.e. failing and
  * being retried) and the `amsflow.state` query (stopped by a refusal; the time by which its next
- * poll should have ended). `/readyz` reports the result per agent and `amsflow_agent_*` gauges
- * carry it (docs/OPERATIONS.md has the alert). The judgement is pure ({@link judgeAgent}).
+ * poll should have ended). For the agents' approvals, one visibility query lists those running,
+ * then a describe each tells whether its workflow task keeps failing: such an approval takes no
+ * answer and decides nothing, while every later answer of the human is routed to it. `/readyz`
+ * reports the result per agent and `amsflow_agent_*` gauges carry it (docs/OPERATIONS.md has the
+ * alerts). The judgement is pure ({@link judgeAgent}).
+ *
+ * Not making progress, as judged here: the agent's (or an approval's) workflow task failing again
+ * and again (a bug, non-determinism, a payload nothing decodes: seen on the task's second attempt,
+ * within a check), the agent stopped by a refusal, its next poll overdue (past the poll's own
+ * time budget and `graceMs`), its workflow not running.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { agentWorkflowId } from '../../protocol/ids';
+import { mapLimited } from '../../core/map-limited';
+import {
+  agentKeyProblem,
+  agentWorkflowId,
+  APPROVAL_WORKFLOW_TYPE,
+  approvalWorkflowId,
+} from '../../protocol/ids';
 import { stateQuery } from '../../protocol/messages';
 import { askAgainOnRebuild } from '../../protocol/queries';
 import type { AgentStateView } from '../../protocol';
 import type { AmsflowMetrics } from './amsflow-metrics';
-import type { AgentHealth } from './health-status';
+import type { AgentHealth, StuckWorkflow } from './health-status';
 
-export { AGENT_HEALTH_STATUSES, type AgentHealth, type AgentHealthStatus } from './health-status';
+export {
+  AGENT_HEALTH_STATUSES,
+  type AgentHealth,
+  type AgentHealthStatus,
+  type StuckWorkflow,
+} from './health-status';
 
 /** What Temporal said about the agent workflow. */
 export interface AgentObservation {
@@ -25,18 +44,70 @@ export interface AgentObservation {
   workflowTaskAttempt?: number;
   /** The state query's answer, or why it failed. */
   state: AgentStateView | { error: string };
+  /** Its approvals whose workflow task keeps failing. */
+  stuckApprovals?: StuckWorkflow[];
 }
 
 /** A pending workflow task on this attempt or later keeps failing. */
 export const FAILING_TASK_ATTEMPT = 2;
 
-/** Judges one agent from what Temporal said, at `now` (epoch ms); `graceMs` past its poll's due time. */
+/** How many running approvals one check describes at most, by default (the newest first). */
+export const DEFAULT_MAX_APPROVALS = 50;
+
+/** Describes of approvals in flight at once. */
+const DESCRIBE_CONCURRENCY = 8;
+
+/**
+ * Judges one agent from what Temporal said, at `now` (epoch ms); `graceMs` past its poll's due
+ * time. The agent's own trouble comes first; with none, a stuck approval makes it `approval_stuck`.
+ */
 export function judgeAgent(
   agentKey: string,
   seen: AgentObservation,
   now: number,
   graceMs: number,
 ): AgentHealth {
+  const own = judgeOwn(agentKey, seen, now, graceMs);
+  const stuck = seen.stuckApprovals ?? [];
+  if (stuck.length === 0) return own;
+  const withStuck = { ...own, stuckApprovals: stuck };
+  if (own.status !== 'ok') return withStuck;
+  return { ...withStuck, status: 'approval_stuck', reason: stuckReason(agentKey, stuck) };
+}
+
+/** Why a stuck approval holds its agent up, and what to do: the first one named, the others counted. */
+function stuckReason(agentKey: string, stuck: readonly StuckWorkflow[]): string {
+  const [first] = stuck;
+  const id = first.workflowId.slice(approvalWorkflowId(agentKey, '').length);
+  const more = stuck.length > 1 ? ` (and ${stuck.length - 1} more approval(s) of agent ${agentKey})` : '';
+  return (
+    `approval ${first.workflowId} keeps failing its workflow task (attempt ${first.workflowTaskAttempt})${more}: ` +
+    "it takes no answer and decides nothing, and the human's answers go to it; see the worker's log and " +
+    `its history (temporal workflow show -w ${first.workflowId}), then fix the bot or cancel it ` +
+    `(amsflow approval cancel ${id} --agent ${agentKey})`
+  );
+}
+
+/**
+ * The visibility query for the running approvals of `agentKeys` (keys that cannot be part of a
+ * workflow id are left out: the query holds them as they are, and visibility has no escapes).
+ */
+export function approvalsQuery(agentKeys: readonly string[]): string | undefined {
+  const prefixes = agentKeys
+    .filter((key) => agentKeyProblem(key) === undefined)
+    .map((key) => `WorkflowId STARTS_WITH '${approvalWorkflowId(key, '')}'`);
+  if (prefixes.length === 0) return undefined;
+  return `WorkflowType = '${APPROVAL_WORKFLOW_TYPE}' AND ExecutionStatus = 'Running' AND (${prefixes.join(' OR ')})`;
+}
+
+/** The agent key of approval workflow `workflowId` (`approval:<key>:<id>`; keys hold no `:`). */
+function approvalAgent(workflowId: string): string {
+  const prefix = approvalWorkflowId('', '').slice(0, -1);
+  return workflowId.slice(prefix.length, workflowId.indexOf(':', prefix.length));
+}
+
+/** The agent's own health: its workflow, its refusal, its polls. */
+function judgeOwn(agentKey: string, seen: AgentObservation, now: number, graceMs: number): AgentHealth {
   const base = { agentKey, checkedAt: new Date(now).toISOString() };
   const id = agentWorkflowId(agentKey);
   if (!seen.running) {
@@ -90,6 +161,8 @@ export interface AgentHealthOptions {
   graceMs?: number;
   /** Longest wait for Temporal's answers of one check. Default 5 s. */
   timeoutMs?: number;
+  /** Running approvals described per check at most, the newest first. Default {@link DEFAULT_MAX_APPROVALS}. */
+  maxApprovals?: number;
 }
 
 /** Checks the agents of a worker every `intervalMs`; {@link latest} is what `/readyz` reports. */
@@ -138,17 +211,66 @@ export class AgentHealthMonitor {
 
   private async checkAll(): Promise<AgentHealth[]> {
     const grace = this.options.graceMs ?? 15_000;
-    const results = await Promise.all(
-      this.options.agentKeys.map(async (key) => judgeAgent(key, await this.observe(key), Date.now(), grace)),
+    const deadline = Date.now() + (this.options.timeoutMs ?? 5_000);
+    const [stuck, observations] = await Promise.all([
+      this.stuckApprovals(deadline),
+      Promise.all(this.options.agentKeys.map((key) => this.observe(key, deadline))),
+    ]);
+    const now = Date.now();
+    const results = this.options.agentKeys.map((key, i) =>
+      judgeAgent(key, { ...observations[i], stuckApprovals: stuck.get(key) }, now, grace),
     );
     this.results = results;
     this.options.metrics?.recordAgentHealth(results);
     return results;
   }
 
-  private async observe(agentKey: string): Promise<AgentObservation> {
+  /**
+   * The agents' approvals whose workflow task keeps failing, by agent: one visibility query for
+   * the running ones, then a describe each (visibility does not carry a pending task's attempt).
+   * When visibility does not answer, none: the agents' own checks still run.
+   */
+  private async stuckApprovals(deadline: number): Promise<Map<string, StuckWorkflow[]>> {
+    const byAgent = new Map<string, StuckWorkflow[]>();
+    const query = approvalsQuery(this.options.agentKeys);
+    if (!query) return byAgent;
     const { client } = this.options;
-    const deadline = Date.now() + (this.options.timeoutMs ?? 5_000);
+    const max = this.options.maxApprovals ?? DEFAULT_MAX_APPROVALS;
+    let ids: string[];
+    try {
+      ids = await this.call(deadline, async () => {
+        const found: string[] = [];
+        for await (const info of client.workflow.list({ query, pageSize: max })) {
+          if (found.length >= max) break;
+          found.push(info.workflowId);
+        }
+        return found;
+      });
+    } catch {
+      return byAgent;
+    }
+    const seen = await mapLimited(ids, DESCRIBE_CONCURRENCY, async (workflowId) => {
+      try {
+        const d = await this.call(deadline, () => client.workflow.getHandle(workflowId).describe());
+        const attempt = d.raw.pendingWorkflowTask?.attempt ?? 0;
+        return d.status.name === 'RUNNING' && attempt >= FAILING_TASK_ATTEMPT
+          ? { workflowId, workflowTaskAttempt: attempt }
+          : undefined;
+      } catch {
+        // Closed or gone since it was listed, or no answer in time: nothing to tell this round.
+        return undefined;
+      }
+    });
+    for (const found of seen) {
+      if (!found) continue;
+      const key = approvalAgent(found.workflowId);
+      byAgent.set(key, [...(byAgent.get(key) ?? []), found]);
+    }
+    return byAgent;
+  }
+
+  private async observe(agentKey: string, deadline: number): Promise<AgentObservation> {
+    const { client } = this.options;
     const handle = client.workflow.getHandle(agentWorkflowId(agentKey));
     let description;
     try {

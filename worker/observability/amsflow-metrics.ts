@@ -110,7 +110,11 @@ export class AmsflowMetrics {
   );
   readonly agentStatus: Gauge = this.registry.gauge(
     'amsflow_agent_status',
-    'The agent health check: 1 for its current status (ok, unauthorized, refused, task_failing, not_polling, not_running, unknown), 0 for the others.',
+    'The agent health check: 1 for its current status (ok, unauthorized, refused, task_failing, not_polling, not_running, approval_stuck, unknown), 0 for the others.',
+  );
+  readonly agentStuckApprovals: Gauge = this.registry.gauge(
+    'amsflow_agent_stuck_approvals',
+    "The agent's approvals whose workflow task keeps failing (attempt 2 or later): they take no answer and decide nothing.",
   );
   readonly agentTaskAttempt: Gauge = this.registry.gauge(
     'amsflow_agent_workflow_task_attempt',
@@ -130,6 +134,7 @@ export class AmsflowMetrics {
         this.agentStatus.set({ agent, status }, r.status === status ? 1 : 0);
       this.agentTaskAttempt.set({ agent }, r.workflowTaskAttempt ?? 0);
       this.agentPollOverdue.set({ agent }, r.pollOverdueSeconds ?? 0);
+      this.agentStuckApprovals.set({ agent }, r.stuckApprovals?.length ?? 0);
     }
   }
 }

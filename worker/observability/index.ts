@@ -94,7 +94,8 @@ export class Observability {
 
   /**
    * Checks the agents this process serves every `AMSFLOW_HEALTH_CHECK_MS`: `/readyz` and the
-   * `amsflow_agent_*` gauges report each (stopped by a refusal, workflow task failing, not polling).
+   * `amsflow_agent_*` gauges report each (stopped by a refusal, workflow task failing, not polling,
+   * one of its approvals stuck on a failing workflow task).
    */
   watchAgents(client: Client, agentKeys: string[]): AgentHealthMonitor {
     void this.health?.stop();

@@ -1,11 +1,17 @@
 /**
  * Installs the process's Temporal Runtime (once, before any connection): amsflow's logger as the
  * runtime logger, the core's own logs forwarded to it, and the runtime's Prometheus exporter on
- * a private loopback port that `/metrics` reads and serves after amsflow's own metrics.
+ * a private loopback address that `/metrics` reads and serves after amsflow's own metrics.
+ *
+ * The exporter is the core's own server: it answers any Host, so it cannot apply amsflow's check
+ * (core/local-request.ts) the way `/metrics` does. It listens where a page on a rebound DNS name
+ * cannot find it: a random address of 127.0.0.0/8 where the system has them (Linux), with a
+ * random port (worker/private-loopback.ts).
  */
 import type { Logger } from '@temporalio/common';
 import { Runtime } from '@temporalio/worker';
 import { freePort } from '../dev-server';
+import { privateLoopbackHost } from '../private-loopback';
 import { TaskFailureLogger } from './task-failures';
 
 let runtimeMetrics: string | undefined;
@@ -27,7 +33,8 @@ export interface RuntimeInstallOptions {
  * logger reports each workflow task failure once ({@link TaskFailureLogger}); returns it.
  */
 export async function installRuntime(options: RuntimeInstallOptions): Promise<TaskFailureLogger> {
-  const port = options.metrics ? await freePort() : undefined;
+  const host = options.metrics ? await privateLoopbackHost() : undefined;
+  const port = host ? await freePort(host) : undefined;
   const logger = new TaskFailureLogger(options.logger);
   Runtime.install({
     logger,
@@ -37,9 +44,9 @@ export async function installRuntime(options: RuntimeInstallOptions): Promise<Ta
       // `promtool check metrics` beside amsflow's own.
       ...(port === undefined
         ? {}
-        : { metrics: { prometheus: { bindAddress: `127.0.0.1:${port}`, countersTotalSuffix: true } } }),
+        : { metrics: { prometheus: { bindAddress: `${host}:${port}`, countersTotalSuffix: true } } }),
     },
   });
-  if (port !== undefined) runtimeMetrics = `http://127.0.0.1:${port}/metrics`;
+  if (port !== undefined) runtimeMetrics = `http://${host}:${port}/metrics`;
   return logger;
 }

@@ -98,5 +98,10 @@ export class PollCursor {
 /** Whether a poll's answer shows the whole stream as of the poll's start: empty, or a short page. */
 export function readToEnd(result: PollOutput, pollLimit: number): boolean {
   if (result.status === 'empty') return true;
-  return result.status === 'page' && result.messages.length + result.statuses.length < pollLimit;
+  if (result.status !== 'page') return false;
+  // A page read again smaller (too large for a result) ends at its own limit; a member left out
+  // (no usable id) still took its place in the page.
+  const limit = result.reread?.limit ?? pollLimit;
+  const skipped = (result.misfits ?? []).filter((m) => m.action === 'skipped' && m.kind !== 'contact').length;
+  return result.messages.length + result.statuses.length + skipped < limit;
 }

@@ -150,9 +150,9 @@ function bookFailedPoll(
   const report = pollReportOf(err);
   receiveReadPast(rt, report.readPast, report.readPastAt);
   if (report.readPast?.length && report.offsetAfter !== undefined) rt.cursor.advance(report.offsetAfter);
-  if (!quiet) return;
+  // The polls it made besides the failed one (a quiet poll's, or a page read again smaller).
   if (report.quietPolls) recordQuietPolls(rt.windows.updates, report.quietPolls);
-  else assumeQuietPolls(rt.windows.updates, quiet, pollStartedAt, rt.now());
+  else if (quiet) assumeQuietPolls(rt.windows.updates, quiet, pollStartedAt, rt.now());
 }
 
 /** One poll activity, in a scope the open poll can cancel (the poll loop's `OpenPoll`). */

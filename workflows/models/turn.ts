@@ -12,26 +12,41 @@ import type { InboundMessage } from '../../protocol';
 export const DEFAULT_MAX_MESSAGE_CHARS = 4096;
 
 /**
- * A message from the human as the model reads it: its text, or what kind of message it was; cut
- * at `maxChars` characters, saying so (a message of 900 KB is no question a model should pay for).
+ * A message from the human as the model reads it: its text, or what kind of message it was (one
+ * amsflow could not read shows only the kind it claimed); cut at `maxChars` characters, saying
+ * so (a message of 900 KB is no question a model should pay for), and saying so too when the
+ * poll already cut it (`truncated`).
  */
 export function humanText(message: InboundMessage, maxChars = DEFAULT_MAX_MESSAGE_CHARS): string {
   const m = message as InboundMessage &
-    Record<string, { body?: unknown; caption?: unknown; emoji?: unknown; filename?: unknown }>;
+    Record<
+      string,
+      { body?: unknown; caption?: unknown; emoji?: unknown; filename?: unknown; type?: unknown }
+    >;
   const str = (v: unknown) => (typeof v === 'string' ? v : '');
   let text: string;
   if (message.type === 'text') text = str(m.text?.body);
   else if (message.type === 'reaction') text = `[reacted ${str(m.reaction?.emoji)}]`;
-  else {
+  else if (message.type === 'unknown') {
+    // A message the client could not read (messaging/page-members.ts): say what kind it claimed
+    // to be, never its content (which may be anything a hostile sender chose).
+    const kind = str(m.unknown?.type);
+    text = kind ? `[a ${kind} message amsflow could not read]` : '[a message amsflow could not read]';
+  } else {
     const media = m[message.type];
     const filename = str(media?.filename);
     const label = filename ? `${message.type}: ${filename}` : message.type;
     const caption = str(media?.caption);
     text = caption ? `[${label}] ${caption}` : `[${label}]`;
   }
-  return text.length <= maxChars
-    ? text
-    : `${text.slice(0, maxChars)}… (cut: the message had ${text.length} characters)`;
+  const shown =
+    text.length <= maxChars
+      ? text
+      : `${text.slice(0, maxChars)}… (cut: the message had ${text.length} characters)`;
+  const truncated = (message as { truncated?: { originalBytes?: unknown } }).truncated;
+  return truncated && typeof truncated.originalBytes === 'number' && message.type !== 'unknown'
+    ? `${shown} (cut on the way: the message had ${truncated.originalBytes} bytes)`
+    : shown;
 }
 
 /** JSON with object keys sorted: the same arguments give the same key, whatever their order. */

@@ -2,7 +2,11 @@
  * The per-agent health judgement (worker/observability/agent-health.ts), `/readyz`'s use of it
  * (readiness.ts) and its gauges: pure, no server.
  */
-import { judgeAgent, type AgentObservation } from '../../../worker/observability/agent-health';
+import {
+  approvalsQuery,
+  judgeAgent,
+  type AgentObservation,
+} from '../../../worker/observability/agent-health';
 import { AmsflowMetrics } from '../../../worker/observability/amsflow-metrics';
 import { Readiness } from '../../../worker/observability/readiness';
 import type { AgentStateView } from '../../../protocol';
@@ -93,6 +97,35 @@ describe('agent health', () => {
     expect(judgeAgent('a1', seen({ state: { error: 'deadline exceeded' } }), now, 0).status).toBe('unknown');
   });
 
+  it('reports an agent whose approval keeps failing its workflow task, naming the approval, after its own trouble', () => {
+    const stuckApprovals = [
+      { workflowId: 'approval:a1:deploy-1', workflowTaskAttempt: 3 },
+      { workflowId: 'approval:a1:deploy-2', workflowTaskAttempt: 2 },
+    ];
+    const health = judgeAgent('a1', seen({ stuckApprovals }), now, 15_000);
+    expect(health).toMatchObject({ status: 'approval_stuck', stuckApprovals });
+    expect(health.reason).toMatch(
+      /^approval approval:a1:deploy-1 keeps failing its workflow task \(attempt 3\) \(and 1 more approval\(s\) of agent a1\): /,
+    );
+    expect(health.reason).toContain('amsflow approval cancel deploy-1 --agent a1');
+    // The agent's own failing task is what it is; the approvals are still listed.
+    expect(judgeAgent('a1', seen({ stuckApprovals, workflowTaskAttempt: 2 }), now, 0)).toMatchObject({
+      status: 'task_failing',
+      stuckApprovals,
+    });
+    expect(judgeAgent('a1', seen({ stuckApprovals: [] }), now, 0)).not.toHaveProperty('stuckApprovals');
+  });
+
+  it('lists the running approvals of the agents served, with one visibility query', () => {
+    expect(approvalsQuery(['a1', 'b.2'])).toBe(
+      "WorkflowType = 'approvalWorkflow' AND ExecutionStatus = 'Running' AND " +
+        "(WorkflowId STARTS_WITH 'approval:a1:' OR WorkflowId STARTS_WITH 'approval:b.2:')",
+    );
+    // A key that could not be in a workflow id could not be quoted either: left out.
+    expect(approvalsQuery(["x' OR 1=1 --"])).toBeUndefined();
+    expect(approvalsQuery([])).toBeUndefined();
+  });
+
   it('makes /readyz answer not ready, per agent, and sets the gauges', async () => {
     const readiness = new Readiness();
     readiness.running([], { workflowService: { getSystemInfo: () => Promise.resolve({}) } } as never);
@@ -113,5 +146,21 @@ describe('agent health', () => {
     expect(metrics.agentStatus.get({ agent: 'a2', status: 'task_failing' })).toBe(1);
     expect(metrics.agentStatus.get({ agent: 'a2', status: 'ok' })).toBe(0);
     expect(metrics.agentTaskAttempt.get({ agent: 'a2' })).toBe(3);
+
+    const stuck = judgeAgent(
+      'a3',
+      seen({ stuckApprovals: [{ workflowId: 'approval:a3:x', workflowTaskAttempt: 2 }] }),
+      now,
+      0,
+    );
+    readiness.watchAgents(() => [stuck]);
+    expect((await readiness.check()).reason).toMatch(
+      /^agent a3 is approval_stuck: approval approval:a3:x keeps failing its workflow task/,
+    );
+    metrics.recordAgentHealth([stuck]);
+    expect(metrics.agentUp.get({ agent: 'a3' })).toBe(0);
+    expect(metrics.agentStatus.get({ agent: 'a3', status: 'approval_stuck' })).toBe(1);
+    expect(metrics.agentStuckApprovals.get({ agent: 'a3' })).toBe(1);
+    expect(metrics.agentStuckApprovals.get({ agent: 'a1' })).toBe(0);
   });
 });

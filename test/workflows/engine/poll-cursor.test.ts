@@ -39,6 +39,30 @@ describe('poll cursor', () => {
     expect(readToEnd({ status: 'replaced', startedAt: 0 }, 3)).toBe(false);
   });
 
+  it('counts a member left out as one that took its place, and a page read again smaller by its own limit', () => {
+    const skipped = (kind: 'message' | 'status' | 'contact') => ({
+      kind,
+      action: 'skipped' as const,
+      problems: ['id'],
+      bytes: 9,
+    });
+    const page = (items: number, extra: object) => ({
+      status: 'page' as const,
+      nextOffset: items,
+      messages: Array.from({ length: items }, (_, i) => msg(`m${i}`)),
+      statuses: [],
+      contacts: [],
+      startedAt: 0,
+      ...extra,
+    });
+    // Two messages and one left out fill a page of 3: there may be more.
+    expect(readToEnd(page(2, { misfits: [skipped('message')] }), 3)).toBe(false);
+    // A contact is no item of the stream: it takes no place.
+    expect(readToEnd(page(2, { misfits: [skipped('contact')] }), 3)).toBe(true);
+    // Read again with limit 1 (the page was too large): one message is a full page.
+    expect(readToEnd(page(1, { reread: { limit: 1, polls: 2 } }), 100)).toBe(false);
+  });
+
   it('dispatches a message once even when its page is read again', () => {
     const cursor = new PollCursor(10);
     expect(cursor.fresh([msg('a'), msg('b')]).map((m) => m.id)).toEqual(['a', 'b']);

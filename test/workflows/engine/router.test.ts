@@ -1,4 +1,5 @@
-import { Router } from '../../../workflows/engine/router';
+import { gistOf } from '../../../protocol/routing';
+import { DELIVERIES_KEPT, Router } from '../../../workflows/engine/router';
 import type { InboundMessage } from '../../../protocol';
 
 const text = (id: string, body: string, quoting?: string): InboundMessage => ({
@@ -161,6 +162,30 @@ describe('router', () => {
     const next = new Router(100, { ...router.snapshot(), routed: other.snapshot().routed });
     expect(next.counts).toEqual({ reply: 1, next: 1 });
     expect(next.end({ workflowId: 'v', waitId: 1 })).toEqual({ message, seq: 2 });
+  });
+
+  it('remembers where it delivered each message, with its gist, for the routing proof; and carries it', () => {
+    const router = new Router(100);
+    const yes = text('m1', 'yes', 'q1');
+    router.register({ workflowId: 'approval', waitId: 2 }, 'q1');
+    router.delivered(router.take(yes)!, { message: yes, seq: 1 });
+    expect(router.routedTo('m1')).toEqual({ workflowId: 'approval', waitId: 2, gist: gistOf(yes) });
+    // Never routed (a forged signal's id): no proof.
+    expect(router.routedTo('forged')).toBeNull();
+    // A forged signal reusing the id with other words, or quoting something else, has another gist.
+    expect(gistOf(text('m1', 'no', 'q1'))).not.toBe(gistOf(yes));
+    expect(gistOf(text('m1', 'yes', 'q2'))).not.toBe(gistOf(yes));
+    expect(new Router(100, router.snapshot()).routedTo('m1')?.workflowId).toBe('approval');
+  });
+
+  it('keeps the last DELIVERIES_KEPT deliveries for the proof, forgetting the oldest', () => {
+    const router = new Router(100);
+    for (let i = 0; i <= DELIVERIES_KEPT; i++) {
+      const message = text(`m${i}`, 'x');
+      router.delivered({ workflowId: `w${i}` }, { message, seq: i });
+    }
+    expect(router.routedTo('m0')).toBeNull();
+    expect(router.routedTo(`m${DELIVERIES_KEPT}`)?.workflowId).toBe(`w${DELIVERIES_KEPT}`);
   });
 
   it('knows the question a wait is for while it waits (a nudge quotes it), and not after', () => {
