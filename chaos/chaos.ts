@@ -18,7 +18,13 @@ import { agentWorkflowId, askAgainOnRebuild } from '../protocol';
 import { ambiguousKinds, startFaults } from './faults';
 import { MESSAGES_PER_SESSION, botTexts, runSession, type Human, type SessionKind } from './human';
 import { startClusterStage } from './cluster-stage';
-import { startNemesis, type Nemesis, type NemesisEvent, type NemesisOptions } from './nemesis';
+import {
+  startNemesis,
+  stopsEverything,
+  type Nemesis,
+  type NemesisEvent,
+  type NemesisOptions,
+} from './nemesis';
 import { startStage } from './stage';
 import { DEFAULT_UNREAD_GRACE_MS, type Transcript } from '../simulator';
 import {
@@ -26,9 +32,11 @@ import {
   readLateness,
   readTicksOf,
   served429ByEndpoint,
+  stalledMs,
   tally,
   type ChaosVerdict,
   type Expectation,
+  type Stall,
 } from './tally';
 
 export interface ChaosOptions {
@@ -61,6 +69,13 @@ export interface ChaosOptions {
   };
   log?: (line: string) => void;
 }
+
+/**
+ * The grace of a cluster run (`--unread-grace-ms` there): longer than the dev server's 10 s,
+ * because after a PostgreSQL outage or a partition the Temporal server and the workers' pollers
+ * take seconds to serve again (the outage's own time is not counted: chaos/tally.ts).
+ */
+export const CLUSTER_UNREAD_GRACE_MS = 15_000;
 
 export interface ChaosResult {
   options: Required<Omit<ChaosOptions, 'log' | 'keepDir' | 'cluster'>> & Pick<ChaosOptions, 'cluster'>;
@@ -166,6 +181,8 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
   const sessions: Record<SessionKind, number> = { echo: 0, signup: 0, reminder: 0, approval: 0, media: 0 };
   const killedAt: number[] = [];
   const restartedAt: number[] = [];
+  /** Each server restart, from its start until the server answered again. */
+  const restartStalls: Stall[] = [];
   let written = 0;
   let repeatedQuestions = 0;
   let slowestStepMs = 0;
@@ -189,8 +206,10 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
       restarts++;
       chaos = chaos.then(async () => {
         log(`chaos: ${written} messages, restarting the Temporal server (${restarts}/${options.restarts})`);
-        restartedAt.push(Date.now());
+        const from = Date.now();
+        restartedAt.push(from);
         await stage.restartServer();
+        restartStalls.push({ from, to: Date.now() });
       });
     }
   };
@@ -249,11 +268,17 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
       ),
     );
     let unread = 0;
-    let unreadPastGrace = 0;
-    for (const agent of stage.agents) {
+    for (const agent of stage.agents)
       unread += transcripts[agent].inbound.filter((m) => !m.markedRead).length;
-      unreadPastGrace += transcripts[agent].counts.unreadPastGrace;
-    }
+    const stalls: Stall[] = [
+      ...restartStalls,
+      ...(nemesis?.events ?? []).filter(stopsEverything).map((e) => ({ from: e.at, to: e.at + e.ms })),
+    ];
+    const inbound = stage.agents.flatMap((a) =>
+      transcripts[a].inbound.flatMap((m) =>
+        m.deliveredAt === null ? [] : [{ deliveredAt: m.deliveredAt, readAt: m.readAt }],
+      ),
+    );
     const readTicks = stage.agents.flatMap((a) => readTicksOf(a, transcripts[a]));
     // Each message left unread, with what its agent says of its mark-reads and what its
     // statuses requests were answered.
@@ -277,19 +302,20 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
       );
     }
     // Each message read late (past the grace, or later than its reply by more than the p95 limit),
-    // with how long after the last kill and restart, for the post-mortem.
+    // with the stalls' share and how long after the last kill and restart, for the post-mortem.
     for (const agent of stage.agents) {
       for (const m of transcripts[agent].inbound) {
         const delivered = m.deliveredAt;
         if (!m.pastGrace || delivered === null) continue;
+        const until = m.readAt ?? endedAt;
         log(
-          `chaos: ${m.id} on ${agent} ${m.readAt === null ? 'still unread' : 'read'} ${(m.readAt ?? endedAt) - delivered} ms after its delivery; ${sinceLast(killedAt, delivered)} after a kill, ${sinceLast(restartedAt, delivered)} after a restart`,
+          `chaos: ${m.id} on ${agent} ${m.readAt === null ? 'still unread' : 'read'} ${until - delivered} ms after its delivery (${stalledMs(delivered, until, stalls)} ms of it stalled by a fault); ${sinceLast(killedAt, delivered)} after a kill, ${sinceLast(restartedAt, delivered)} after a restart`,
         );
       }
     }
-    for (const t of readTicks.filter((x) => readLateness(x, endedAt) > options.readLateP95Ms)) {
+    for (const t of readTicks.filter((x) => readLateness(x, endedAt, stalls) > options.readLateP95Ms)) {
       log(
-        `chaos: read tick of ${t.messageId} on ${t.agent} ${readLateness(t, endedAt)} ms after its reply; ${sinceLast(killedAt, t.replyAt)} after a kill, ${sinceLast(restartedAt, t.replyAt)} after a restart`,
+        `chaos: read tick of ${t.messageId} on ${t.agent} ${readLateness(t, endedAt, stalls)} ms after its reply (stalls not counted); ${sinceLast(killedAt, t.replyAt)} after a kill, ${sinceLast(restartedAt, t.replyAt)} after a restart`,
       );
     }
 
@@ -370,7 +396,9 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
       injectedReplaced: poll409s.filter((l) => l.fault === 'poll_replaced').length,
       ambiguousInjected: ambiguousKinds(consumed),
       unread,
-      unreadPastGrace,
+      inbound,
+      unreadGraceMs: options.unreadGraceMs,
+      stalls,
       readTicks,
       endedAt,
       readLateP95LimitMs: options.readLateP95Ms,

@@ -45,6 +45,15 @@ export interface NemesisEvent {
   ms: number;
 }
 
+/**
+ * Whether a fault stops everything while it lasts (PostgreSQL down, a worker partitioned): its
+ * time is not counted against the read checks (chaos/tally.ts). Latency, resets and bandwidth
+ * limits slow the engine down; it must keep its promises through them.
+ */
+export function stopsEverything(e: NemesisEvent): boolean {
+  return e.kind.startsWith('PostgreSQL') || e.kind.startsWith('partition');
+}
+
 export interface Nemesis {
   /** Faults done, per kind. */
   met: Record<string, number>;

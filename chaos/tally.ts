@@ -5,6 +5,11 @@
  * times, approvals resolved twice or never, messages unread at the end, protocol violations
  * (messages left unread past the service's grace among them) — the read ticks later than their
  * reply, whose p95 must stay under a limit, and the figures beside them.
+ *
+ * The read checks do not count the time a fault stopped everything (a stall: PostgreSQL down, a
+ * worker partitioned, the Temporal server restarting): no engine marks a message read while its
+ * database is gone. A worker's kill is not a stall: recovering from it in time is the engine's
+ * promise.
  */
 
 /** One bot message a session waited for, and what became of it. */
@@ -63,14 +68,24 @@ export interface ChaosFacts {
   ambiguousInjected: number;
   /** Human messages the agent had not marked read at the end of the run (counted at once, no wait). */
   unread: number;
-  /** Messages the service counted as delivered and then unread longer than its grace. */
-  unreadPastGrace: number;
+  /** Every human message the service delivered: when, and when it was marked read (null: unread). */
+  inbound: { deliveredAt: number; readAt: number | null }[];
+  /** The service's grace from a message's delivery to its mark-read, ms. */
+  unreadGraceMs: number;
+  /** When faults stopped everything (their time is not counted against the read checks). */
+  stalls: Stall[];
   /** Every bot reply quoting a human message, with when that message was marked read. */
   readTicks: ReadTick[];
   /** Real epoch ms the run was counted at: a message still unread is late until then. */
   endedAt: number;
   /** The largest p95 of the read ticks' lateness the run accepts, ms. */
   readLateP95LimitMs: number;
+}
+
+/** A stretch of real time (epoch ms) during which a fault stopped everything. */
+export interface Stall {
+  from: number;
+  to: number;
 }
 
 /** A bot reply quoting a human message, and the moment that message was marked read. */
@@ -94,7 +109,7 @@ export interface ReadTickTranscript {
 export interface ReadTicksLate {
   /** Replies quoting a human message (each one a read tick measured). */
   measured: number;
-  /** Read ticks later than their reply (still unread at the end included). */
+  /** Read ticks later than their reply, stalls not counted (still unread at the end included). */
   count: number;
   /** Lateness over every measured reply (0 for a read at or before its reply), ms. */
   p95Ms: number;
@@ -123,9 +138,11 @@ export interface ChaosVerdict {
     concurrentPolls: number;
     served429: number;
     retriesTooSoon: number;
-    /** Messages delivered and then left unread longer than the service's grace. */
+    /** Messages delivered and then left unread longer than the service's grace, stalls not counted. */
     unreadPastGrace: number;
   };
+  /** The same, stalls counted (the service's own count, for the figures). */
+  unreadPastGraceWithStalls: number;
 }
 
 /** The smallest wait after a 429 the engine may keep (the scaled ladder's first rung). */
@@ -161,15 +178,50 @@ export function tally(facts: ChaosFacts): ChaosVerdict {
     rejectedSurfaced: surfacedAs('SendRejected'),
     ambiguousInjected: facts.ambiguousInjected,
     unread: facts.unread,
-    readTicksLate: readTicksLate(facts.readTicks, facts.endedAt, facts.readLateP95LimitMs),
+    readTicksLate: readTicksLate(facts.readTicks, facts.endedAt, facts.readLateP95LimitMs, facts.stalls),
     violations: {
       overlappingSends: facts.overlappingSends,
       concurrentPolls: Math.max(0, facts.replacedPolls - facts.injectedReplaced),
       served429: Math.max(0, facts.status429 - facts.injected429),
       retriesTooSoon: retriesTooSoon(facts.log),
-      unreadPastGrace: facts.unreadPastGrace,
+      unreadPastGrace: unreadPastGrace(facts.inbound, facts.unreadGraceMs, facts.endedAt, facts.stalls),
     },
+    unreadPastGraceWithStalls: unreadPastGrace(facts.inbound, facts.unreadGraceMs, facts.endedAt, []),
   };
+}
+
+/**
+ * How much of `[from, to]` the stalls cover, ms (overlapping stalls counted once).
+ */
+export function stalledMs(from: number, to: number, stalls: readonly Stall[]): number {
+  const cut = stalls
+    .map((s) => ({ from: Math.max(from, s.from), to: Math.min(to, s.to) }))
+    .filter((s) => s.to > s.from)
+    .sort((a, b) => a.from - b.from);
+  let total = 0;
+  let reached = from;
+  for (const s of cut) {
+    const start = Math.max(reached, s.from);
+    if (s.to > start) total += s.to - start;
+    reached = Math.max(reached, s.to);
+  }
+  return total;
+}
+
+/**
+ * The messages delivered and then unread longer than `graceMs` (until `endedAt` for one still
+ * unread), the stalls' time not counted.
+ */
+export function unreadPastGrace(
+  inbound: readonly { deliveredAt: number; readAt: number | null }[],
+  graceMs: number,
+  endedAt: number,
+  stalls: readonly Stall[],
+): number {
+  return inbound.filter((m) => {
+    const until = m.readAt ?? endedAt;
+    return until - m.deliveredAt - stalledMs(m.deliveredAt, until, stalls) > graceMs;
+  }).length;
 }
 
 /**
@@ -193,15 +245,21 @@ export function readTicksOf(agent: string, transcript: ReadTickTranscript): Read
 /**
  * How long after its reply a message was marked read, ms: 0 when it was read first (as it should
  * be: the human sees the read tick before the answer); a message still unread is late until
- * `endedAt`.
+ * `endedAt`. The stalls' time is not counted.
  */
-export function readLateness(tick: ReadTick, endedAt: number): number {
-  return Math.max(0, (tick.readAt ?? endedAt) - tick.replyAt);
+export function readLateness(tick: ReadTick, endedAt: number, stalls: readonly Stall[] = []): number {
+  const until = tick.readAt ?? endedAt;
+  return Math.max(0, until - tick.replyAt - stalledMs(tick.replyAt, until, stalls));
 }
 
 /** The read ticks later than their replies: how many, and the p95 and largest lateness of all. */
-export function readTicksLate(ticks: readonly ReadTick[], endedAt: number, limitMs: number): ReadTicksLate {
-  const lateness = ticks.map((t) => readLateness(t, endedAt)).sort((a, b) => a - b);
+export function readTicksLate(
+  ticks: readonly ReadTick[],
+  endedAt: number,
+  limitMs: number,
+  stalls: readonly Stall[] = [],
+): ReadTicksLate {
+  const lateness = ticks.map((t) => readLateness(t, endedAt, stalls)).sort((a, b) => a - b);
   // Nearest rank, as the report's recovery percentiles.
   const p95Ms = lateness.length
     ? lateness[Math.min(lateness.length - 1, Math.floor(0.95 * lateness.length))]

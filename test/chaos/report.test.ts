@@ -59,6 +59,7 @@ const verdict = {
     retriesTooSoon: 0,
     unreadPastGrace: 0,
   },
+  unreadPastGraceWithStalls: 1,
 };
 
 function result(over: Partial<ChaosResult> = {}): ChaosResult {

@@ -2,6 +2,7 @@ import {
   clean,
   readLateness,
   readTicksLate,
+  stalledMs,
   readTicksOf,
   retriesTooSoon,
   served429ByEndpoint,
@@ -33,7 +34,9 @@ const facts = (over: Partial<ChaosFacts>): ChaosFacts => ({
   injectedReplaced: 0,
   ambiguousInjected: 0,
   unread: 0,
-  unreadPastGrace: 0,
+  inbound: [],
+  unreadGraceMs: 10_000,
+  stalls: [],
   readTicks: [],
   endedAt: 100_000,
   readLateP95LimitMs: 5000,
@@ -111,11 +114,36 @@ describe('chaos verdict', () => {
     expect(clean(v)).toBe(false);
   });
 
-  it('counts the messages the service saw left unread past its grace as a protocol violation', () => {
-    const v = tally(facts({ unreadPastGrace: 1 }));
+  it('counts the messages left unread past the grace as a protocol violation, still unread ones until the end', () => {
+    const read = (deliveredAt: number, readAt: number | null) => ({ deliveredAt, readAt });
+    const v = tally(
+      facts({ inbound: [read(0, 10_001), read(0, 10_000), read(95_000, null)], endedAt: 100_000 }),
+    );
     expect(v.violations.unreadPastGrace).toBe(1);
     expect(clean(v)).toBe(false);
-    expect(clean(tally(facts({ unreadPastGrace: 0 })))).toBe(true);
+    expect(clean(tally(facts({ inbound: [read(0, 10_000)] })))).toBe(true);
+    expect(tally(facts({ inbound: [read(0, null)], endedAt: 10_001 })).violations.unreadPastGrace).toBe(1);
+  });
+
+  it('does not count the time a fault stopped everything against the grace, and says what it would be', () => {
+    // Delivered at 0, read at 18 s: 9 s of a database outage and 2 s of a restart in between (one
+    // second of them overlapping) leave 8 s, within the 10-s grace.
+    const stalls = [
+      { from: 1000, to: 10_000 },
+      { from: 9000, to: 11_000 },
+      { from: 30_000, to: 40_000 },
+    ];
+    expect(stalledMs(0, 18_000, stalls)).toBe(10_000);
+    expect(stalledMs(35_000, 50_000, stalls)).toBe(5000);
+    expect(stalledMs(12_000, 20_000, stalls)).toBe(0);
+    const v = tally(facts({ inbound: [{ deliveredAt: 0, readAt: 18_000 }], stalls }));
+    expect(v.violations.unreadPastGrace).toBe(0);
+    expect(v.unreadPastGraceWithStalls).toBe(1);
+    // Past the grace even with the stall taken off: counted.
+    const late = tally(facts({ inbound: [{ deliveredAt: 0, readAt: 21_000 }], stalls }));
+    expect(late.violations.unreadPastGrace).toBe(1);
+    // A read tick is late by the time after its reply that no stall covers.
+    expect(readLateness(tick(0, 18_000), 50_000, stalls)).toBe(8000);
   });
 
   it('tells injected 429s and 409s from violations', () => {
