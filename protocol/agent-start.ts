@@ -21,8 +21,20 @@ export interface AgentStart extends Omit<AgentStartInput, 'handlerTaskQueue' | '
  * id uniqueness gives one poll loop per agent across the fleet). Returns its first run id.
  */
 export async function startAgentWorkflow(client: Client, start: AgentStart): Promise<string> {
-  const { taskQueue, botConfig, ...rest } = start;
-  const input: AgentStartInput = {
+  const handle = await client.workflow.start(AGENT_WORKFLOW_TYPE, {
+    workflowId: agentWorkflowId(start.agentKey),
+    taskQueue: start.taskQueue,
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    workflowTaskTimeout: AGENT_WORKFLOW_TASK_TIMEOUT,
+    args: [startInput(start)],
+  });
+  return handle.firstExecutionRunId;
+}
+
+/** The agent workflow's start input, from `start`. */
+function startInput(start: AgentStart): AgentStartInput {
+  const { taskQueue: _taskQueue, botConfig, ...rest } = start;
+  return {
     agentKey: rest.agentKey,
     limits: rest.limits,
     tuning: rest.tuning,
@@ -30,14 +42,27 @@ export async function startAgentWorkflow(client: Client, start: AgentStart): Pro
     recipient: rest.recipient,
     ...(botConfig === undefined ? {} : { botConfig }),
   };
-  const handle = await client.workflow.start(AGENT_WORKFLOW_TYPE, {
+}
+
+/**
+ * Starts the agent's workflow as {@link startAgentWorkflow} does, or, when it already runs, sends
+ * it `amsflow.resume` (an agent a refusal stopped polls again: this worker may hold a new token).
+ * One request (signal-with-start): a new run takes the resume in its first task, before its first
+ * poll, so a refusal of that poll never looks older than the resume and is not tried again.
+ */
+export async function startOrResumeAgentWorkflow(
+  client: Client,
+  start: AgentStart,
+  reason: string,
+): Promise<void> {
+  await client.workflow.signalWithStart(AGENT_WORKFLOW_TYPE, {
     workflowId: agentWorkflowId(start.agentKey),
-    taskQueue,
-    workflowIdConflictPolicy: 'USE_EXISTING',
+    taskQueue: start.taskQueue,
     workflowTaskTimeout: AGENT_WORKFLOW_TASK_TIMEOUT,
-    args: [input],
+    args: [startInput(start)],
+    signal: resumeSignal,
+    signalArgs: [{ reason }],
   });
-  return handle.firstExecutionRunId;
 }
 
 /** Sends `amsflow.resume` to the agent's workflow. Throws `WorkflowNotFoundError` when it does not run. */

@@ -7,7 +7,7 @@
 import type { Client } from '@temporalio/client';
 import { mapLimited } from '../core/map-limited';
 import { resolveLimits } from '../messaging/limits';
-import { resumeAgentWorkflow, startAgentWorkflow } from '../protocol/agent-start';
+import { startOrResumeAgentWorkflow } from '../protocol/agent-start';
 import type { AgentTuning } from '../protocol/agent-tuning';
 import type { AgentConfig, WorkerConfig } from './config';
 import type { Log } from './run-types';
@@ -39,17 +39,20 @@ export async function ensureAgents(
 ): Promise<void> {
   const started = Date.now();
   await mapLimited(agents, STARTS_IN_FLIGHT, async (agent) => {
-    await startAgentWorkflow(client, {
-      agentKey: agent.agentKey,
-      taskQueue: config.taskQueue,
-      limits: resolveLimits(config.limits),
-      tuning: agentTuningOf(config.tuning, { model: config.model !== undefined }),
-      handlerWorkflowType: agent.handlerWorkflowType,
-      recipient: agent.recipient,
-      botConfig: config.botConfig,
-    });
     // An agent a refusal stopped (a bad token) polls again: this worker may hold a new token.
-    await resumeAgentWorkflow(client, agent.agentKey, 'worker start');
+    await startOrResumeAgentWorkflow(
+      client,
+      {
+        agentKey: agent.agentKey,
+        taskQueue: config.taskQueue,
+        limits: resolveLimits(config.limits),
+        tuning: agentTuningOf(config.tuning, { model: config.model !== undefined }),
+        handlerWorkflowType: agent.handlerWorkflowType,
+        recipient: agent.recipient,
+        botConfig: config.botConfig,
+      },
+      'worker start',
+    );
     if (agents.length <= LINES_PER_AGENT_UP_TO)
       log(`amsflow: agent "${agent.agentKey}" is running (workflow agent:${agent.agentKey})`);
   });
