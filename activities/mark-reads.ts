@@ -4,7 +4,8 @@
  * in its statuses window, so they all go at once (concurrently: one round trip before a reply,
  * however many ride with it). The report says which were marked, which the service refused for
  * good, which failed with a failure that may pass (with Retry-After when the service sent one),
- * and when each request was answered, so that the workflow books them in its window.
+ * which may or may not have been marked (no answer, or one that says nothing), and when each request
+ * was answered, so that the workflow books them in its window.
  */
 import { AuthError, NotAcceptedError, RateLimitError, ValidationError, ApiError } from '../messaging/errors';
 
@@ -14,8 +15,13 @@ export interface MarkReadReport {
   done: string[];
   /** Refused for good (a 4xx other than 429): dropped, they stay unread in the buffer. */
   refused: string[];
-  /** Failed with a failure that may pass (429, 503, a dropped connection, a timeout): tried again. */
+  /** Refused with a failure that may pass (429, 503, 401, 409): tried again after Retry-After or the backoff. */
   failed: string[];
+  /**
+   * Outcome unknown (a dropped connection, a timeout, a 500, an answer that does not parse): it may
+   * or may not be marked; tried again at once (marking read twice is harmless). Absent: none.
+   */
+  unknown?: string[];
   /**
    * When each request was answered (worker clock), for the workflow's window: the latest time the
    * service may have counted it.
@@ -31,21 +37,22 @@ export interface MarkReadReport {
 
 /**
  * How a failed mark-read is taken: refused for good (the request itself is wrong: an id the
- * service does not know), or to be tried again (after Retry-After). A refused token is not the
- * message's fault: the agent stops on it (its polls say so) and the mark-read waits for the fix.
+ * service does not know); refused with a failure that may pass, tried again after Retry-After or
+ * the backoff (429, 503; a refused token is not the message's fault: the agent stops on it, its
+ * polls say so, and the mark-read waits for the fix); or of unknown outcome, tried again at once.
  */
-function classify(err: unknown): { final: boolean; retryAfterMs?: number } {
-  if (err instanceof RateLimitError) return { final: false, retryAfterMs: err.retryAfterMs };
-  if (err instanceof NotAcceptedError || err instanceof AuthError) return { final: false };
-  if (err instanceof ValidationError) return { final: true };
-  if (err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 409)
-    return { final: true };
-  return { final: false };
+function classify(err: unknown): { kind: 'refused' | 'failed' | 'unknown'; retryAfterMs?: number } {
+  if (err instanceof RateLimitError) return { kind: 'failed', retryAfterMs: err.retryAfterMs };
+  if (err instanceof NotAcceptedError || err instanceof AuthError) return { kind: 'failed' };
+  if (err instanceof ValidationError) return { kind: 'refused' };
+  if (err instanceof ApiError && err.status === 409) return { kind: 'failed' };
+  if (err instanceof ApiError && err.status >= 400 && err.status < 500) return { kind: 'refused' };
+  return { kind: 'unknown' };
 }
 
 /**
  * Marks `ids` read, all at once; each request is bounded by `signal` (an aborted one counts as
- * failed: it may have been counted). Never throws: every id ends in one of the report's lists.
+ * of unknown outcome: it may have been counted). Never throws: every id ends in one of the report's lists.
  */
 export async function markReads(
   ids: string[],
@@ -60,8 +67,11 @@ export async function markReads(
         report.done.push(id);
       } catch (err) {
         const how = classify(err);
-        if (how.final) report.refused.push(id);
-        else {
+        if (how.kind === 'refused') report.refused.push(id);
+        else if (how.kind === 'unknown') {
+          (report.unknown ??= []).push(id);
+          report.failure ??= err instanceof Error ? err.message : String(err);
+        } else {
           report.failed.push(id);
           if (err instanceof RateLimitError || err instanceof NotAcceptedError) {
             const status = err instanceof RateLimitError ? '429' : '503';

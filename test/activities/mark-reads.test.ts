@@ -60,13 +60,28 @@ describe('mark-reads', () => {
     expect(await markedRead()).toEqual([]);
   });
 
-  it('gives a request up as failed when the bound passes (it may have been counted)', async () => {
+  it('gives a request up as of unknown outcome when the bound passes (it may have been counted)', async () => {
     const [id] = await humanSays(1);
     await on.sim.control.fault({ endpoint: 'statuses', count: 1, fault: { kind: 'slow', delayMs: 400 } });
     const bound = new AbortController();
     setTimeout(() => bound.abort(new Error('bound passed')), 50);
     const report = await markReads([id], (m, s) => on.client.markRead(m, { signal: s }), bound.signal);
-    expect(report).toMatchObject({ done: [], refused: [], failed: [id] });
+    expect(report).toMatchObject({ done: [], refused: [], failed: [], unknown: [id] });
+  });
+
+  it.each([
+    ['a connection dropped after the service acted', { kind: 'drop_after' as const }],
+    ['a connection dropped before it', { kind: 'drop_before' as const }],
+    ['a 500', { kind: 'server_error_after_accept' as const }],
+    ['an answer that does not parse', { kind: 'malformed_json' as const }],
+  ])('reports %s as of unknown outcome, not as a failure to wait for', async (_what, fault) => {
+    const [id] = await humanSays(1);
+    await on.sim.control.fault({ endpoint: 'statuses', count: 1, fault });
+    const none = new AbortController().signal;
+    const report = await markReads([id], (m, s) => on.client.markRead(m, { signal: s }), none);
+    expect(report).toMatchObject({ done: [], refused: [], failed: [], unknown: [id] });
+    expect(report.retryAfterMs).toBeUndefined();
+    expect(report.failure).toMatch(/\S/);
   });
 
   it('the mark-read activity reports the same for each message it was handed', async () => {

@@ -78,6 +78,9 @@ const same = (messages: Cell, statuses: Cell, rest: Cell): Record<Group, Cell> =
 });
 /** What the statuses endpoint gives for a failure that may pass: the client's error, reported failed. */
 const readAgain = (clientError: string, shown = READ_FAILED): Cell => [clientError, shown, READ_AGAIN];
+const READ_AGAIN_AT_ONCE = 'may or may not be read: marked again at once';
+/** ... and for a failure whose outcome is unknown: reported so, marked again at once. */
+const readAtOnce = (clientError: string): Cell => [clientError, 'reports unknown', READ_AGAIN_AT_ONCE];
 
 /** The expected matrix: variant name -> endpoint group -> cell. */
 const EXPECTED: Record<string, Record<Group, Cell>> = {
@@ -103,19 +106,19 @@ const EXPECTED: Record<string, Record<Group, Cell>> = {
       AMBIGUOUS,
     ],
     updates: ['ApiError (500)', `ApiError (${A})`, POLL_AGAIN],
-    statuses: readAgain('ApiError (500)'),
+    statuses: readAtOnce('ApiError (500)'),
     other: ['ApiError (500)', `ApiError (${A})`, RETRY],
   },
   drop_before: {
     messages: ['AmbiguousSendError (connection)', 'AmbiguousSend (reason connection)', AMBIGUOUS],
     updates: ['TransportError (connection)', `TransportError (${A})`, POLL_AGAIN],
-    statuses: readAgain('TransportError (connection)'),
+    statuses: readAtOnce('TransportError (connection)'),
     other: ['TransportError (connection)', `TransportError (${A})`, RETRY],
   },
   drop_after: {
     messages: ['AmbiguousSendError (connection)', 'AmbiguousSend (reason connection)', AMBIGUOUS],
     updates: ['TransportError (connection)', `TransportError (${A})`, POLL_AGAIN],
-    statuses: readAgain('TransportError (connection)'),
+    statuses: readAtOnce('TransportError (connection)'),
     other: ['TransportError (connection)', `TransportError (${A})`, RETRY],
   },
   'slow 20 ms (under the read timeout)': same(
@@ -126,7 +129,7 @@ const EXPECTED: Record<string, Record<Group, Cell>> = {
   [`slow ${SLOW_MS} ms (past the read timeout)`]: {
     messages: ['AmbiguousSendError (timeout)', 'AmbiguousSend (reason timeout)', AMBIGUOUS],
     updates: ['TransportError (timeout)', `TransportError (${A})`, POLL_AGAIN],
-    statuses: readAgain('TransportError (timeout)'),
+    statuses: readAtOnce('TransportError (timeout)'),
     other: ['TransportError (timeout)', `TransportError (${A})`, RETRY],
   },
   malformed_json: {
@@ -136,7 +139,7 @@ const EXPECTED: Record<string, Record<Group, Cell>> = {
       AMBIGUOUS,
     ],
     updates: ['UnexpectedResponseError (200)', `UnexpectedResponseError (${A})`, POLL_AGAIN],
-    statuses: readAgain('UnexpectedResponseError (200)'),
+    statuses: readAtOnce('UnexpectedResponseError (200)'),
     other: ['UnexpectedResponseError (200)', `UnexpectedResponseError (${A})`, RETRY],
   },
   poll_replaced: {
@@ -195,13 +198,16 @@ function meaningOf(
 function readMeaning(report: MarkReadReport): string {
   if (report.done.length > 0) return DONE;
   if (report.refused.length > 0) return 'dropped for good, logged once';
-  return rideReport(report, DEFAULT_TUNING).retry ? READ_AGAIN : 'unknown';
+  const ride = rideReport(report, DEFAULT_TUNING);
+  if (ride.unknown.length > 0 && !ride.retry) return READ_AGAIN_AT_ONCE;
+  return ride.retry ? READ_AGAIN : 'unknown';
 }
 
 /** The mark-read activity's report as a cell: what it says of the one message. */
 function describeReport(report: MarkReadReport): string {
   if (report.done.length > 0) return 'reports done';
   if (report.refused.length > 0) return 'reports refused';
+  if (report.unknown?.length) return 'reports unknown';
   return report.retryAfterMs === undefined
     ? READ_FAILED
     : `${READ_FAILED} (retryAfterMs ${report.retryAfterMs})`;

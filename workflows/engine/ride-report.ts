@@ -1,7 +1,8 @@
 /**
  * What the agent makes of a vehicle's mark-read report (activities/mark-reads.ts): the status
  * queue's terms, with the wait before the failed ones are tried again (Retry-After when the
- * service sent one, else the first rung of the backoff). Pure.
+ * service sent one, else the first rung of the backoff); those of unknown outcome go again at
+ * once. Pure.
  */
 import type { MarkReadReport } from '../../activities/mark-reads';
 import type { RideReport } from './status-queue';
@@ -9,7 +10,8 @@ import { backoffMs, type BackoffTuning } from './send-policy';
 
 export function rideReport(report: MarkReadReport, tuning: BackoffTuning): RideReport {
   const { done, refused, failed, times } = report;
-  if (failed.length === 0) return { done, refused, failed, times };
+  const unknown = report.unknown ?? [];
+  if (failed.length === 0) return { done, refused, failed, unknown, times };
   // The service's Retry-After is honoured even past the backoff's cap (a cap below it would be a
   // request sooner than allowed after a 429); only an absurd one is bounded.
   const waitMs =
@@ -19,7 +21,7 @@ export function rideReport(report: MarkReadReport, tuning: BackoffTuning): RideR
           backoffMs(0, tuning, () => 0.5),
           tuning.backoffMaxMs,
         );
-  return { done, refused, failed, times, retry: { waitMs } };
+  return { done, refused, failed, unknown, times, retry: { waitMs } };
 }
 
 /** The longest Retry-After a mark-read waits (past it, the service's answer is taken as absurd). */

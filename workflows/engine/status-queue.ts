@@ -8,11 +8,13 @@
  *   of its own (`forOwn`, the mark-read loop), paced by the window. What a vehicle (a send
  *   attempt, or a mark-read request of its own) did comes back in `rode`:
  *   - done: gone. Refused for good (an id the service does not know): dropped and counted.
- *   - failed with a failure that may pass (429, 503, a dropped connection): no mark-read at all
- *     before Retry-After or the backoff's first rung; given up after failing for `giveUpMs`.
- *   - told nothing (the vehicle failed before it could say, timed out, was cancelled, its worker
- *     died): its mark-reads are due again at once, by a request of their own; neither a grace nor
- *     a backoff (marking read twice is harmless, and the window counted each as made until now).
+ *   - refused with a failure that may pass (429, 503): no mark-read at all before Retry-After or
+ *     the backoff's first rung (the endpoint waits); given up after failing for `giveUpMs`.
+ *   - of unknown outcome (a dropped connection, a timeout, a 500: it may or may not be marked), or
+ *     told nothing (the vehicle failed before it could say, timed out, was cancelled, its worker
+ *     died): due again at once, with the next vehicle or a request of their own; neither a grace
+ *     nor a backoff (marking read twice is harmless, and the window paces them), given up after
+ *     failing for `giveUpMs`.
  *   A typing indicator shown for a message marks it read too (POST /statuses does both), so that
  *   message's own mark-read is not needed any more (`typed`). Past `maxPending` the oldest is
  *   dropped (it stays unread in the buffer; nothing else depends on it) and counted.
@@ -54,6 +56,8 @@ export interface RideReport {
   refused: string[];
   /** Failed with a failure that may pass: due again after `retry.waitMs`. */
   failed: string[];
+  /** Of unknown outcome: due again at once. */
+  unknown: string[];
   /** When each request made was answered (worker clock): the window's records. */
   times: number[];
   retry?: { waitMs: number };
@@ -187,18 +191,19 @@ export class StatusQueue {
         this.dropped++;
         continue;
       }
-      if (!report.failed.includes(entry.messageId)) {
+      const unknown = report.unknown.includes(entry.messageId);
+      if (!unknown && !report.failed.includes(entry.messageId)) {
         // Not tried (the vehicle stopped first): as it was.
         back.push(entry);
         continue;
       }
       if (this.givenUp(entry, now)) continue;
-      const { since: _since, ...rest } = entry;
+      const { since: _since, notBefore: _notBefore, ...rest } = entry;
       back.push({
         ...rest,
         failures: (entry.failures ?? 0) + 1,
         failingSince: entry.failingSince ?? now,
-        notBefore: now + (report.retry?.waitMs ?? 0),
+        ...(unknown ? {} : { notBefore: now + (report.retry?.waitMs ?? 0) }),
       });
     }
     this.markRead = [...back, ...this.markRead];

@@ -7,7 +7,26 @@ describe("a vehicle's mark-read report, in the status queue's terms", () => {
       done: ['a'],
       refused: ['b'],
       failed: [],
+      unknown: [],
       times: [1, 2],
+    });
+  });
+
+  it('of unknown outcome: again at once, no wait', () => {
+    const dropped = {
+      done: [],
+      refused: [],
+      failed: [],
+      unknown: ['a'],
+      times: [1],
+      failure: 'socket hang up',
+    };
+    expect(rideReport(dropped, DEFAULT_TUNING)).toEqual({
+      done: [],
+      refused: [],
+      failed: [],
+      unknown: ['a'],
+      times: [1],
     });
   });
 
@@ -21,8 +40,8 @@ describe("a vehicle's mark-read report, in the status queue's terms", () => {
       retryAfterMs: 7000,
     };
     expect(rideReport(rateLimited, DEFAULT_TUNING).retry).toEqual({ waitMs: 7000 });
-    const dropped = { done: [], refused: [], failed: ['a'], times: [1], failure: 'socket hang up' };
-    const waitMs = rideReport(dropped, DEFAULT_TUNING).retry!.waitMs;
+    const refused503 = { done: [], refused: [], failed: ['a'], times: [1], failure: '503' };
+    const waitMs = rideReport(refused503, DEFAULT_TUNING).retry!.waitMs;
     expect(waitMs).toBeGreaterThanOrEqual(DEFAULT_TUNING.backoffBaseMs / 2);
     expect(waitMs).toBeLessThanOrEqual(DEFAULT_TUNING.backoffMaxMs);
     // Retry-After honoured past the backoff's cap (a shorter wait would be too soon after the

@@ -13,6 +13,7 @@ const report = (r: Partial<RideReport>): RideReport => ({
   done: [],
   refused: [],
   failed: [],
+  unknown: [],
   times: [],
   ...r,
 });
@@ -89,6 +90,25 @@ describe('status queue: mark-reads', () => {
     expect(queue.ownDueAt(1500)).toBe(6000);
     // m2's own grace was over at 4500: it goes at 6000 too, with m1.
     expect(queue.forOwn('read#1', 6000)).toEqual(['m1', 'm2']);
+  });
+
+  it('sends a mark-read of unknown outcome again at once, with the next send, holding back no other', () => {
+    const { queue } = queueWith();
+    queue.addMarkRead('m1', 0);
+    queue.forSend('send#1', 1000);
+    // The request was dropped: it may or may not be marked.
+    queue.rode('send#1', 1000, report({ unknown: ['m1'], times: [1000] }));
+    queue.addMarkRead('m2', 1100);
+    // The next reply takes both at once: neither a backoff nor a pause, as a 429 or 503 would bring.
+    expect(queue.forSend('send#2', 1100)).toEqual(['m1', 'm2']);
+    queue.rode('send#2', 1200, report({ unknown: ['m1'], done: ['m2'], times: [1150, 1160] }));
+    // With no send coming, a request of its own goes at once (the window has room).
+    expect(queue.ownDueAt(1200)).toBe(1200);
+    expect(queue.forOwn('read#1', 1200)).toEqual(['m1']);
+    // Failing that way for giveUpMs (since its first failure, at 1000), it is given up.
+    queue.rode('read#1', 11_000, report({ unknown: ['m1'], times: [11_000] }));
+    expect(queue.pendingMarkRead).toBe(0);
+    expect(queue.dropped).toBe(1);
   });
 
   it('gives a mark-read up when refused for good or failing for giveUpMs, and says which', () => {
