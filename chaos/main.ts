@@ -3,7 +3,7 @@
  * [--unread-grace-ms G] [--read-late-ms L]`: the full chaos run (defaults: 1,000 messages, 20
  * kills, 2 server restarts, 60 minutes at most), on loopback, printing its progress; then the
  * verdict, written also to docs/RELIABILITY.md with the command that reproduces it. Exits 1 when a loss, duplicate, stuck, unread or violation line is
- * not zero (a message unread `--unread-grace-ms` after its delivery, default 10000, 15000 on the cluster, is a
+ * not zero (a message unread `--unread-grace-ms` after its delivery, default 15000, is a
  * violation), or when the read ticks come, at p95, more than `--read-late-ms` (default 5000) after
  * the replies that quote their messages.
  *
@@ -18,11 +18,10 @@
  * output (and on the dev server its database) are kept there for a post-mortem.
  */
 import { join } from 'node:path';
-import { CLUSTER_UNREAD_GRACE_MS, runChaos, type ChaosOptions } from './chaos';
+import { CHAOS_UNREAD_GRACE_MS, runChaos, type ChaosOptions } from './chaos';
 import { printChaos, writeChaosReport, writeClusterChaosReport } from './report';
 import { flagProblem, type NUMBER_FLAGS } from './flags';
 import { clean } from './tally';
-import { DEFAULT_UNREAD_GRACE_MS } from '../simulator';
 
 /** A number flag's value (checked by `flagProblem` before the run starts). */
 function option(name: (typeof NUMBER_FLAGS)[number], fallback: number): number {
@@ -64,7 +63,7 @@ async function main(): Promise<void> {
     stepTimeoutMs: option('step-timeout', cluster ? 180 : 90) * 1000,
     workers: option('workers', 2),
     // A message unread this long after its delivery is a protocol violation (the simulator counts it).
-    unreadGraceMs: option('unread-grace-ms', cluster ? CLUSTER_UNREAD_GRACE_MS : DEFAULT_UNREAD_GRACE_MS),
+    unreadGraceMs: option('unread-grace-ms', CHAOS_UNREAD_GRACE_MS),
     // The run fails when its read ticks come, at p95, more than this long after their replies.
     readLateP95Ms: option('read-late-ms', 5000),
     ...(cluster ? { cluster: clusterOptions() } : {}),

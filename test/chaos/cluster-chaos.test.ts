@@ -10,7 +10,7 @@
  * message marked read; a failure prints the figures and what became of each stuck session's
  * handler. About 3–4 minutes. Needs `npm run cluster:setup`; fails, never skips, without it.
  */
-import { CLUSTER_UNREAD_GRACE_MS, runChaos } from '../../chaos/chaos';
+import { runChaos } from '../../chaos/chaos';
 import { chaosLines } from '../../chaos/report';
 import { scaledTuning } from '../../bench/scaled-tuning';
 
@@ -31,10 +31,6 @@ it('keeps every promise on the cluster through kills, a restart, database outage
     workers: 2,
     windowMs: WINDOW_MS,
     stepTimeoutMs: 120_000,
-    // The cluster's grace (`npm run chaos -- --cluster`'s default): after a database outage the
-    // Temporal server and the workers' pollers take seconds more to serve again, beyond the
-    // outage's own time, which the check does not count.
-    unreadGraceMs: CLUSTER_UNREAD_GRACE_MS,
     cluster: {
       networkGapMs: [2000, 6000],
       networkFaultMs: [3000, 6000],
