@@ -5,7 +5,11 @@
  * whatever became of them, a failed send carrying their report.
  */
 import { ApplicationFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { AGENT, activitiesOnSimulator } from '../support/activities-on-simulator';
+import { AmsflowMetrics } from '../../worker/observability/amsflow-metrics';
+import { activityMetricsInterceptor } from '../../worker/observability/activity-metrics';
+import { AmsflowLogger } from '../../worker/observability/logger';
 import { markReads, type MarkReadReport } from '../../activities/mark-reads';
 import type { MarkReadInput, SendFailureDetails, SendOutput } from '../../activities/types';
 
@@ -82,6 +86,29 @@ describe('mark-reads', () => {
     expect(report).toMatchObject({ done: [], refused: [], failed: [], unknown: [id] });
     expect(report.retryAfterMs).toBeUndefined();
     expect(report.failure).toMatch(/\S/);
+  });
+
+  it('counts a mark-read of unknown outcome as a failed request in the metrics', async () => {
+    const [dropped, done] = await humanSays(2);
+    await on.sim.control.fault({ endpoint: 'statuses', count: 1, fault: { kind: 'drop_after' } });
+    const metrics = new AmsflowMetrics();
+    const logger = new AmsflowLogger({
+      format: 'json',
+      level: 'error',
+      bodies: false,
+      stream: { write: () => true },
+    });
+    const env = new MockActivityEnvironment(
+      { activityType: 'markRead' },
+      { logger, interceptors: [activityMetricsInterceptor({ metrics, logger, logBodies: false })] },
+    );
+    // One at a time, so that the dropped request is the first message's.
+    const first: MarkReadReport = await env.run(on.acts.markRead, { agentKey: AGENT, messageIds: [dropped] });
+    expect(first.unknown).toEqual([dropped]);
+    await env.run(on.acts.markRead, { agentKey: AGENT, messageIds: [done] });
+    const agent = { agent: AGENT, kind: 'markRead' };
+    expect(metrics.statusRequests.get({ ...agent, outcome: 'failed' })).toBe(1);
+    expect(metrics.statusRequests.get({ ...agent, outcome: 'ok' })).toBe(1);
   });
 
   it('the mark-read activity reports the same for each message it was handed', async () => {

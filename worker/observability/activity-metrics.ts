@@ -142,7 +142,8 @@ export function activityMetricsInterceptor(
           if (!report) return;
           if (report.done.length)
             m.statusRequests.inc({ agent, kind: 'markRead', outcome: 'ok' }, report.done.length);
-          const failed = report.failed.length + report.refused.length;
+          // Refused, to wait for, or of unknown outcome: each a request that did not mark.
+          const failed = report.failed.length + report.refused.length + (report.unknown?.length ?? 0);
           if (failed) m.statusRequests.inc({ agent, kind: 'markRead', outcome: 'failed' }, failed);
           for (const [status, n] of Object.entries(report.rejected ?? {}))
             m.rejections.inc({ agent, endpoint: 'statuses', status }, n);
