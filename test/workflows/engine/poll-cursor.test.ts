@@ -4,6 +4,16 @@ import type { InboundMessage } from '../../../protocol';
 const msg = (id: string, from = 'user:1') =>
   ({ id, from, timestamp: '1', type: 'text', text: { body: id } }) as InboundMessage;
 
+/** A page of `items` messages read at offset 0 (`extra`: misfits, a reread). */
+const page = (items: number, extra: object = {}) => ({
+  status: 'page' as const,
+  nextOffset: items,
+  messages: Array.from({ length: items }, (_, i) => msg(`m${i}`)),
+  statuses: [],
+  contacts: [],
+  startedAt: 0,
+  ...extra,
+});
 describe('poll cursor', () => {
   it('starts at offset 0 with timeout 0 (the creator is revealed), then long-polls', () => {
     const cursor = new PollCursor(10);
@@ -25,14 +35,6 @@ describe('poll cursor', () => {
   });
 
   it('tells a poll that read to the end of the stream: empty, or a page shorter than the limit', () => {
-    const page = (items: number) => ({
-      status: 'page' as const,
-      nextOffset: items,
-      messages: Array.from({ length: items }, (_, i) => msg(`m${i}`)),
-      statuses: [],
-      contacts: [],
-      startedAt: 0,
-    });
     expect(readToEnd({ status: 'empty', startedAt: 0 }, 3)).toBe(true);
     expect(readToEnd(page(2), 3)).toBe(true);
     expect(readToEnd(page(3), 3)).toBe(false);
@@ -45,15 +47,6 @@ describe('poll cursor', () => {
       action: 'skipped' as const,
       problems: ['id'],
       bytes: 9,
-    });
-    const page = (items: number, extra: object) => ({
-      status: 'page' as const,
-      nextOffset: items,
-      messages: Array.from({ length: items }, (_, i) => msg(`m${i}`)),
-      statuses: [],
-      contacts: [],
-      startedAt: 0,
-      ...extra,
     });
     // Two messages and one left out fill a page of 3: there may be more.
     expect(readToEnd(page(2, { misfits: [skipped('message')] }), 3)).toBe(false);
