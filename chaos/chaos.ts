@@ -11,7 +11,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { prebuildReferenceBundle } from '../bench/worker-process';
 import { agentWorkflowId, askAgainOnRebuild } from '../protocol';
@@ -25,6 +25,7 @@ import {
   type NemesisEvent,
   type NemesisOptions,
 } from './nemesis';
+import { startServingMonitor } from './serving-monitor';
 import { startStage } from './stage';
 import type { Transcript } from '../simulator';
 import {
@@ -95,6 +96,8 @@ export interface ChaosResult {
   slowestStepMs: number;
   /** Worker processes that exited without being killed (the supervisor started new ones). */
   unexpectedExits: number;
+  /** How long the cluster did not serve an agent's workflow (chaos/serving-monitor.ts), ms summed over agents. */
+  unservedMs: number;
   /** Per kill: ms from the kill to the next message the bot had accepted. */
   recoveryMs: number[];
   durationMs: number;
@@ -181,6 +184,21 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
     options.cluster && stage.cluster
       ? startNemesis(stage.cluster, options.cluster, { random, log })
       : undefined;
+  // Each agent's workflow described four times a second from the run's own client: the time the
+  // cluster did not answer is that agent's stall (chaos/serving-monitor.ts).
+  const serving = startServingMonitor(stage.agents, (agent, deadline) =>
+    stage.client.connection
+      .withDeadline(deadline, () => stage.client.workflow.getHandle(agentWorkflowId(agent)).describe())
+      .catch((err: unknown) => {
+        if (!(err instanceof WorkflowNotFoundError)) throw err;
+      }),
+  );
+  let servingStopped = false;
+  const stopServing = async () => {
+    if (servingStopped) return [];
+    servingStopped = true;
+    return serving.stop();
+  };
   const expectations: Expectation[] = [];
   const approvals: Record<string, number> = {};
   const sessions: Record<SessionKind, number> = { echo: 0, signup: 0, reminder: 0, approval: 0, media: 0 };
@@ -275,13 +293,19 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
     let unread = 0;
     for (const agent of stage.agents)
       unread += transcripts[agent].inbound.filter((m) => !m.markedRead).length;
+    const unserved = await stopServing();
+    for (const s of unserved.filter((x) => x.to - x.from >= 1000))
+      log(
+        `chaos: the cluster did not serve ${s.agent ?? 'any agent'} for ${((s.to - s.from) / 1000).toFixed(1)} s (${sinceLast(killedAt, s.from)} after a kill, ${sinceLast(restartedAt, s.from)} after a restart)`,
+      );
     const stalls: Stall[] = [
       ...restartStalls,
       ...(nemesis?.events ?? []).filter(stopsEverything).map((e) => ({ from: e.at, to: e.at + e.ms })),
+      ...unserved,
     ];
     const inbound = stage.agents.flatMap((a) =>
       transcripts[a].inbound.flatMap((m) =>
-        m.deliveredAt === null ? [] : [{ deliveredAt: m.deliveredAt, readAt: m.readAt }],
+        m.deliveredAt === null ? [] : [{ agent: a, deliveredAt: m.deliveredAt, readAt: m.readAt }],
       ),
     );
     const readTicks = stage.agents.flatMap((a) => readTicksOf(a, transcripts[a]));
@@ -314,7 +338,7 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
         if (!m.pastGrace || delivered === null) continue;
         const until = m.readAt ?? endedAt;
         log(
-          `chaos: ${m.id} on ${agent} ${m.readAt === null ? 'still unread' : 'read'} ${until - delivered} ms after its delivery (${stalledMs(delivered, until, stalls)} ms of it stalled by a fault); ${sinceLast(killedAt, delivered)} after a kill, ${sinceLast(restartedAt, delivered)} after a restart`,
+          `chaos: ${m.id} on ${agent} ${m.readAt === null ? 'still unread' : 'read'} ${until - delivered} ms after its delivery (${stalledMs(delivered, until, stalls, agent)} ms of it stalled by a fault or the cluster not serving); ${sinceLast(killedAt, delivered)} after a kill, ${sinceLast(restartedAt, delivered)} after a restart`,
         );
       }
     }
@@ -418,6 +442,7 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
       faultsInjected,
       requests,
       unexpectedExits: stage.unexpectedExits(),
+      unservedMs: unserved.reduce((sum, x) => sum + x.to - x.from, 0),
       slowestStepMs,
       recoveryMs: killedAt.map((k) => (acceptedAt.find((a) => a > k) ?? NaN) - k),
       durationMs: Date.now() - started,
@@ -427,6 +452,7 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
       ...(nemesis ? { nemesis: { met: nemesis.met, events: nemesis.events, errors: nemesis.errors } } : {}),
     };
   } finally {
+    await stopServing();
     await nemesis?.stop();
     await faults.stop();
     await stage.close();

@@ -40,6 +40,10 @@ export function chaosLines(r: ChaosResult): [string, string | number][] {
     ['replies given up after the retries (SendRejected reported)', v.rejectedSurfaced],
     ['faults injected that leave a send ambiguous', v.ambiguousInjected],
     ['messages unread past the grace, faults that stop everything counted', v.unreadPastGraceWithStalls],
+    [
+      "the cluster not serving an agent's workflow (its describes unanswered), s summed over agents",
+      (r.unservedMs / 1000).toFixed(1),
+    ],
     ['human messages written', r.messagesWritten],
     ['sessions (echo / signup / reminder / approval / photo)', Object.values(r.sessions).join(' / ')],
     ['worker SIGKILLs', r.kills],
@@ -57,7 +61,7 @@ export function chaosLines(r: ChaosResult): [string, string | number][] {
 
 /** The read check's settings, for the set-up line: what "past the grace" and "too late" meant. */
 function readLimits(r: ChaosResult): string {
-  return `a message unread more than ${r.options.unreadGraceMs} ms after its delivery counted as a violation, the read ticks' p95 allowed up to ${r.options.readLateP95Ms} ms after their replies (neither counting the time a database outage, a partition or a server restart stopped everything)`;
+  return `a message unread more than ${r.options.unreadGraceMs} ms after its delivery counted as a violation, the read ticks' p95 allowed up to ${r.options.readLateP95Ms} ms after their replies (neither counting the time a database outage, a partition or a server restart stopped everything, nor the time the cluster did not answer a describe of the agent's workflow)`;
 }
 
 export function printChaos(r: ChaosResult): void {

@@ -7,9 +7,10 @@
  * reply, whose p95 must stay under a limit, and the figures beside them.
  *
  * The read checks do not count the time a fault stopped everything (a stall: PostgreSQL down, a
- * worker partitioned, the Temporal server restarting): no engine marks a message read while its
- * database is gone. A worker's kill is not a stall: recovering from it in time is the engine's
- * promise.
+ * worker partitioned, the Temporal server restarting) nor the time the cluster did not serve an
+ * agent's workflow (chaos/serving-monitor.ts; that agent's stall): no engine marks a message read
+ * while its database is gone. A worker's kill is not a stall: recovering from it in time is the
+ * engine's promise.
  */
 
 /** One bot message a session waited for, and what became of it. */
@@ -69,7 +70,7 @@ export interface ChaosFacts {
   /** Human messages the agent had not marked read at the end of the run (counted at once, no wait). */
   unread: number;
   /** Every human message the service delivered: when, and when it was marked read (null: unread). */
-  inbound: { deliveredAt: number; readAt: number | null }[];
+  inbound: { agent: string; deliveredAt: number; readAt: number | null }[];
   /** The service's grace from a message's delivery to its mark-read, ms. */
   unreadGraceMs: number;
   /** When faults stopped everything (their time is not counted against the read checks). */
@@ -82,10 +83,14 @@ export interface ChaosFacts {
   readLateP95LimitMs: number;
 }
 
-/** A stretch of real time (epoch ms) during which a fault stopped everything. */
+/**
+ * A stretch of real time (epoch ms) during which a fault stopped everything, or, with `agent`, the
+ * cluster did not serve that agent's workflow.
+ */
 export interface Stall {
   from: number;
   to: number;
+  agent?: string;
 }
 
 /** A bot reply quoting a human message, and the moment that message was marked read. */
@@ -191,10 +196,12 @@ export function tally(facts: ChaosFacts): ChaosVerdict {
 }
 
 /**
- * How much of `[from, to]` the stalls cover, ms (overlapping stalls counted once).
+ * How much of `[from, to]` the stalls cover, ms (overlapping stalls counted once); with `agent`,
+ * only the stalls of everything and of that agent.
  */
-export function stalledMs(from: number, to: number, stalls: readonly Stall[]): number {
+export function stalledMs(from: number, to: number, stalls: readonly Stall[], agent?: string): number {
   const cut = stalls
+    .filter((s) => s.agent === undefined || s.agent === agent)
     .map((s) => ({ from: Math.max(from, s.from), to: Math.min(to, s.to) }))
     .filter((s) => s.to > s.from)
     .sort((a, b) => a.from - b.from);
@@ -213,14 +220,14 @@ export function stalledMs(from: number, to: number, stalls: readonly Stall[]): n
  * unread), the stalls' time not counted.
  */
 export function unreadPastGrace(
-  inbound: readonly { deliveredAt: number; readAt: number | null }[],
+  inbound: readonly { agent: string; deliveredAt: number; readAt: number | null }[],
   graceMs: number,
   endedAt: number,
   stalls: readonly Stall[],
 ): number {
   return inbound.filter((m) => {
     const until = m.readAt ?? endedAt;
-    return until - m.deliveredAt - stalledMs(m.deliveredAt, until, stalls) > graceMs;
+    return until - m.deliveredAt - stalledMs(m.deliveredAt, until, stalls, m.agent) > graceMs;
   }).length;
 }
 
@@ -249,7 +256,7 @@ export function readTicksOf(agent: string, transcript: ReadTickTranscript): Read
  */
 export function readLateness(tick: ReadTick, endedAt: number, stalls: readonly Stall[] = []): number {
   const until = tick.readAt ?? endedAt;
-  return Math.max(0, until - tick.replyAt - stalledMs(tick.replyAt, until, stalls));
+  return Math.max(0, until - tick.replyAt - stalledMs(tick.replyAt, until, stalls, tick.agent));
 }
 
 /** The read ticks later than their replies: how many, and the p95 and largest lateness of all. */

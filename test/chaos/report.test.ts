@@ -86,6 +86,7 @@ function result(over: Partial<ChaosResult> = {}): ChaosResult {
     faultsInjected: { 'messages drop_after': 2 },
     requests: 500,
     unexpectedExits: 0,
+    unservedMs: 4200,
     slowestStepMs: 12_000,
     recoveryMs: [1000, 2000],
     durationMs: 180_000,

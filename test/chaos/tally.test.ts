@@ -115,7 +115,7 @@ describe('chaos verdict', () => {
   });
 
   it('counts the messages left unread past the grace as a protocol violation, still unread ones until the end', () => {
-    const read = (deliveredAt: number, readAt: number | null) => ({ deliveredAt, readAt });
+    const read = (deliveredAt: number, readAt: number | null) => ({ agent: 'a', deliveredAt, readAt });
     const v = tally(
       facts({ inbound: [read(0, 10_001), read(0, 10_000), read(95_000, null)], endedAt: 100_000 }),
     );
@@ -136,14 +136,34 @@ describe('chaos verdict', () => {
     expect(stalledMs(0, 18_000, stalls)).toBe(10_000);
     expect(stalledMs(35_000, 50_000, stalls)).toBe(5000);
     expect(stalledMs(12_000, 20_000, stalls)).toBe(0);
-    const v = tally(facts({ inbound: [{ deliveredAt: 0, readAt: 18_000 }], stalls }));
+    const v = tally(facts({ inbound: [{ agent: 'a', deliveredAt: 0, readAt: 18_000 }], stalls }));
     expect(v.violations.unreadPastGrace).toBe(0);
     expect(v.unreadPastGraceWithStalls).toBe(1);
     // Past the grace even with the stall taken off: counted.
-    const late = tally(facts({ inbound: [{ deliveredAt: 0, readAt: 21_000 }], stalls }));
+    const late = tally(facts({ inbound: [{ agent: 'a', deliveredAt: 0, readAt: 21_000 }], stalls }));
     expect(late.violations.unreadPastGrace).toBe(1);
     // A read tick is late by the time after its reply that no stall covers.
     expect(readLateness(tick(0, 18_000), 50_000, stalls)).toBe(8000);
+  });
+
+  it("does not count the time the cluster did not serve an agent against that agent's messages only", () => {
+    // The cluster did not answer for agent a from 2 s to 9 s: a's message read at 16 s is within
+    // the grace, b's read at 16 s is not.
+    const stalls = [{ from: 2000, to: 9000, agent: 'a' }];
+    expect(stalledMs(0, 16_000, stalls, 'a')).toBe(7000);
+    expect(stalledMs(0, 16_000, stalls, 'b')).toBe(0);
+    const v = tally(
+      facts({
+        inbound: [
+          { agent: 'a', deliveredAt: 0, readAt: 16_000 },
+          { agent: 'b', deliveredAt: 0, readAt: 16_000 },
+        ],
+        stalls,
+      }),
+    );
+    expect(v.violations.unreadPastGrace).toBe(1);
+    expect(readLateness({ ...tick(0, 16_000), agent: 'a' }, 50_000, stalls)).toBe(9000);
+    expect(readLateness({ ...tick(0, 16_000), agent: 'b' }, 50_000, stalls)).toBe(16_000);
   });
 
   it('tells injected 429s and 409s from violations', () => {

@@ -13,7 +13,7 @@ import type { QuietPollingInput } from '../../activities/quiet-polling';
 import type { LostPollInput, PollOutput } from '../../activities/types';
 import type { Status } from '../../protocol';
 import type { Dispatcher } from './dispatcher';
-import { isWorkerEnded, pollReportOf, requestVerdict } from './failure';
+import { pollReportOf } from './failure';
 import { readToEnd } from './poll-cursor';
 import { pageKind, waitAfterPage } from './poll-budget';
 import { expectPoll, pollFailed, untilResumed } from './poll-health';
@@ -63,17 +63,14 @@ export async function runPollLoop(rt: AgentRuntime, dispatcher: Dispatcher): Pro
       plan.confirm(rt.now());
       if (quiet && isCancellation(err)) continue; // ended for a reconciliation: poll again at once
       const info = pollFailed(rt, err, handedOutAt);
-      if (rt.status.refusal) {
-        // Stopped: the refusal's resume polls.
-      } else if (isWorkerEnded(info)) {
-        // Given up by a worker on its machine after its process ended: nothing of it is open at
-        // the service, so no failure backoff.
-        retry.workerEnded();
-      } else retry.failed(rt.now(), requestVerdict(info));
-      // Timed out: a poll it started may still be open at the service (its worker cut off, not
-      // dead); the next poll waits for its end there, a wait the next poll activity cuts short
-      // when the lost attempt's process has ended (activities/poll-tickets.ts).
-      if (info.timedOut) retry.lost(rt.now(), timeoutSeconds, ticketOf(err));
+      // Given up by a worker whose process ended: nothing of it is open at the service, no
+      // wait. Timed out: a poll it started may still be open at the service (its worker cut off,
+      // not dead); the next poll waits for its end there (a wait the next poll activity cuts
+      // short when the lost attempt's process has ended: activities/poll-tickets.ts), with no
+      // backoff. Otherwise the ladder or the backoff (poll-retry.ts). Stopped by a refusal: the
+      // refusal's resume polls (after a lost poll's wait all the same).
+      if (!rt.status.refusal) retry.afterFailure(rt.now(), info, timeoutSeconds, ticketOf(err));
+      else if (info.timedOut) retry.lost(rt.now(), timeoutSeconds, ticketOf(err));
       // Ended for continue-as-new (cancelled, or timed out on a lost worker): the next run polls.
       if (lifecycle.pollEnding) return;
       continue;

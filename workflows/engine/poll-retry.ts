@@ -1,14 +1,18 @@
 /**
  * When the poll loop may poll again after failed polls: the 429 ladder after a rejection, the
  * backoff after other failures, and the wait for a lost poll's end at the service after a poll
- * activity timed out (the poll lease: protocol/poll-lease.ts). The time is carried across
+ * activity timed out (the poll lease: protocol/poll-lease.ts), with no backoff: a timed-out
+ * activity lost its worker (killed, or cut off from Temporal), which says nothing against the
+ * service, and the next attempt goes to another worker. (Backing off there too, a run of
+ * partitions one after another left an agent polling once in 30 s: a conversation's last reply,
+ * whose ambiguous send waited for a poll to be reconciled, came after the human gave up.) The time is carried across
  * continue-as-new (`cursor.retryAt`): a run that moves on must not poll sooner than this one may.
  * Pure (the `Math.random` it is given is seeded per run by the SDK in workflow code).
  */
 import type { LostPollInput } from '../../activities/types';
 import { lostPollWaitMs } from '../../protocol/poll-lease';
 import { pollHeartbeatTimeoutMs } from './activity-proxies';
-import type { requestVerdict } from './failure';
+import { isWorkerEnded, requestVerdict, type FailureInfo } from './failure';
 import type { PollCursor } from './poll-cursor';
 import { FRESH_RETRY_STATE, backoffMs, retryAfterRejection, type RetryState } from './send-policy';
 import type { Tuning } from './tuning';
@@ -50,6 +54,17 @@ export class PollRetry {
     } else {
       this.hold(now + backoffMs(this.failures++, this.tuning, this.random));
     }
+  }
+
+  /**
+   * A poll failed at `now` as `info` says (a poll activity of `timeoutSeconds`; `ticket`: a
+   * timed-out attempt's): given up by a worker whose process ended, no wait; timed out, the lost
+   * poll's wait and no backoff; refused, the 429 ladder; any other failure, the backoff.
+   */
+  afterFailure(now: number, info: FailureInfo, timeoutSeconds: number, ticket?: string): void {
+    if (isWorkerEnded(info)) this.workerEnded();
+    else if (info.timedOut) this.lost(now, timeoutSeconds, ticket);
+    else this.failed(now, requestVerdict(info));
   }
 
   /**

@@ -106,6 +106,7 @@ export class AgentRuntime {
         maxTyping: tuning.maxQueuedTyping,
         giveUpMs: tuning.markReadGiveUpMs,
         graceMs: tuning.markReadGraceMs,
+        unknownRetryBaseMs: tuning.backoffBaseMs,
       },
       this.windows.statuses,
       carried,

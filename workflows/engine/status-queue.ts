@@ -10,11 +10,16 @@
  *   - done: gone. Refused for good (an id the service does not know): dropped and counted.
  *   - refused with a failure that may pass (429, 503): no mark-read at all before Retry-After or
  *     the backoff's first rung (the endpoint waits); given up after failing for `giveUpMs`.
- *   - of unknown outcome (a dropped connection, a timeout, a 500: it may or may not be marked), or
- *     told nothing (the vehicle failed before it could say, timed out, was cancelled, its worker
- *     died): due again at once, with the next vehicle or a request of their own; neither a grace
- *     nor a backoff (marking read twice is harmless, and the window paces them), given up after
- *     failing for `giveUpMs`.
+ *   - of unknown outcome (a dropped connection, a timeout, a 500: it may or may not be marked):
+ *     due again at once, with the next vehicle or a request of their own (marking read twice is
+ *     harmless), neither a grace nor a pause. Unknown again, its request of its own waits
+ *     `unknownRetryBaseMs`, doubled each time up to `graceMs` ({@link unknownRetryWaitMs}), so
+ *     that a connection dropping for a second or two does not spend the statuses window's budget
+ *     in a burst and leave the read tick waiting for a slot long after the network is back (at
+ *     the spec's 12 a minute, up to a minute); a send still takes it at once (read, then
+ *     answer). Given up after failing for `giveUpMs`.
+ *   - told nothing (the vehicle failed before it could say, timed out, was cancelled, its worker
+ *     died): due again at once, given up after failing for `giveUpMs`.
  *   A typing indicator shown for a message marks it read too (POST /statuses does both), so that
  *   message's own mark-read is not needed any more (`typed`). Past `maxPending` the oldest is
  *   dropped (it stays unread in the buffer; nothing else depends on it) and counted.
@@ -35,8 +40,10 @@ export interface MarkReadEntry {
   failures?: number;
   /** Workflow time of the first failure. */
   failingSince?: number;
-  /** Not before this workflow time (after a failure). */
+  /** Not before this workflow time (after a failure that may pass: the endpoint asked to wait). */
   notBefore?: number;
+  /** No request of its own before this workflow time (after unknown outcomes; a send still takes it). */
+  quietUntil?: number;
 }
 
 export interface StatusQueueState {
@@ -69,6 +76,18 @@ export interface StatusBounds {
   giveUpMs: number;
   /** How long a mark-read waits for a send to ride with before it goes by a request of its own. */
   graceMs: number;
+  /** A mark-read's quiet after its second unknown outcome in a row (see {@link unknownRetryWaitMs}). */
+  unknownRetryBaseMs: number;
+}
+
+/**
+ * How long a mark-read that failed `failures` times, the last of unknown outcome, waits before a
+ * request of its own: none after the first failure (a single dropped connection), then `baseMs`,
+ * doubled each time, never more than `maxMs`.
+ */
+export function unknownRetryWaitMs(failures: number, baseMs: number, maxMs: number): number {
+  if (failures <= 1) return 0;
+  return Math.min(maxMs, baseMs * 2 ** Math.min(failures - 2, 30));
 }
 
 /** The most mark-reads one vehicle takes (the statuses window's room bounds it too). */
@@ -198,12 +217,18 @@ export class StatusQueue {
         continue;
       }
       if (this.givenUp(entry, now)) continue;
-      const { since: _since, notBefore: _notBefore, ...rest } = entry;
+      const { since: _since, notBefore: _notBefore, quietUntil: _quietUntil, ...rest } = entry;
+      const failures = (entry.failures ?? 0) + 1;
+      const quietMs = unknownRetryWaitMs(failures, this.bounds.unknownRetryBaseMs, this.bounds.graceMs);
       back.push({
         ...rest,
-        failures: (entry.failures ?? 0) + 1,
+        failures,
         failingSince: entry.failingSince ?? now,
-        ...(unknown ? {} : { notBefore: now + (report.retry?.waitMs ?? 0) }),
+        ...(unknown
+          ? quietMs > 0
+            ? { quietUntil: now + quietMs }
+            : {}
+          : { notBefore: now + (report.retry?.waitMs ?? 0) }),
       });
     }
     this.markRead = [...back, ...this.markRead];
@@ -231,10 +256,13 @@ export class StatusQueue {
     return now >= this.pausedUntil && (entry.notBefore ?? 0) <= now;
   }
 
-  /** When `entry` may go by a request of its own: after the grace for a send, and its failure's wait. */
+  /**
+   * When `entry` may go by a request of its own: after the grace for a send, its failure's wait,
+   * and its quiet after unknown outcomes.
+   */
   private ownAt(entry: MarkReadEntry): number {
     const afterGrace = entry.since === undefined ? 0 : entry.since + this.bounds.graceMs;
-    return Math.max(afterGrace, entry.notBefore ?? 0);
+    return Math.max(afterGrace, entry.notBefore ?? 0, entry.quietUntil ?? 0);
   }
 
   /** Hands the entries `pick` takes (oldest first, as many as the window has room for) to `vehicle`. */

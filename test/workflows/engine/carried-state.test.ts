@@ -88,6 +88,7 @@ describe('carried state', () => {
         maxTyping: T.maxQueuedTyping,
         giveUpMs: T.markReadGiveUpMs,
         graceMs: T.markReadGraceMs,
+        unknownRetryBaseMs: T.backoffBaseMs,
       },
       new SlidingWindow(T.maxPendingMarkRead, 60_000),
       { markRead: Array.from({ length: T.maxPendingMarkRead * 2 }, (_, i) => failedEntry(i)) },

@@ -44,6 +44,34 @@ describe('when the poll loop may poll again', () => {
     expect(retry.notBefore! - 20_000).toBeGreaterThan(first);
   });
 
+  it('does not back off after timed-out polls (lost workers), and still after failures the service gave', () => {
+    const cursor: { retryAt: number | undefined } = { retryAt: undefined };
+    const retry = new PollRetry(cursor, tuning, () => 0.5);
+    const timedOut = { message: 'activity Heartbeat timeout', timedOut: true };
+    // Five timed-out polls in a row: each waits only for the lost poll's end at the service.
+    for (let i = 0; i < 5; i++) {
+      const now = 10_000 + i * 20_000;
+      retry.afterFailure(now, timedOut, 25);
+      expect(retry.notBefore).toBe(now + lostPollWaitMs(25, 5000));
+    }
+    // The next failure of the service's own is the first of its backoff, not the sixth.
+    const fresh = new PollRetry({ retryAt: undefined }, tuning, () => 0.5);
+    fresh.afterFailure(
+      200_000,
+      { message: 'connection dropped', type: 'TransportError', timedOut: false },
+      25,
+    );
+    retry.afterFailure(
+      200_000,
+      { message: 'connection dropped', type: 'TransportError', timedOut: false },
+      25,
+    );
+    expect(retry.notBefore).toBe(fresh.notBefore);
+    // A poll given up by a worker whose process ended: no wait at all.
+    retry.afterFailure(300_000, { message: 'ended', type: 'PollWorkerEnded', timedOut: false }, 25);
+    expect(retry.notBefore).toBeUndefined();
+  });
+
   it('keeps a later retry time than the lost poll needs (a 429 ladder)', () => {
     const cursor: { retryAt: number | undefined } = { retryAt: undefined };
     const retry = new PollRetry(cursor, tuning, () => 0.5);

@@ -1,7 +1,7 @@
 import { SlidingWindow } from '../../../core/sliding-window';
-import { StatusQueue, type RideReport } from '../../../workflows/engine/status-queue';
+import { StatusQueue, unknownRetryWaitMs, type RideReport } from '../../../workflows/engine/status-queue';
 
-const bounds = { maxPending: 3, maxTyping: 2, giveUpMs: 10_000, graceMs: 3000 };
+const bounds = { maxPending: 3, maxTyping: 2, giveUpMs: 10_000, graceMs: 3000, unknownRetryBaseMs: 500 };
 const WINDOW_MS = 60_000;
 
 function queueWith(limit = 12, carried?: ConstructorParameters<typeof StatusQueue>[2]) {
@@ -102,13 +102,31 @@ describe('status queue: mark-reads', () => {
     // The next reply takes both at once: neither a backoff nor a pause, as a 429 or 503 would bring.
     expect(queue.forSend('send#2', 1100)).toEqual(['m1', 'm2']);
     queue.rode('send#2', 1200, report({ unknown: ['m1'], done: ['m2'], times: [1150, 1160] }));
-    // With no send coming, a request of its own goes at once (the window has room).
-    expect(queue.ownDueAt(1200)).toBe(1200);
-    expect(queue.forOwn('read#1', 1200)).toEqual(['m1']);
+    // Unknown twice in a row: a request of its own waits unknownRetryBaseMs ...
+    expect(queue.ownDueAt(1300)).toBe(1700);
+    expect(queue.forOwn('read#0', 1300)).toEqual([]);
+    // ... but a reply still takes it at once (read, then answer).
+    expect(queue.forSend('send#3', 1300)).toEqual(['m1']);
+    queue.rode('send#3', 1300, report({ unknown: ['m1'], times: [1300] }));
+    expect(queue.ownDueAt(1300)).toBe(2300);
+    expect(queue.forOwn('read#1', 2300)).toEqual(['m1']);
+    queue.rode('read#1', 2300, report({ unknown: ['m1'], times: [2300] }));
+    // ... doubled each time, never more than the grace.
+    expect(queue.ownDueAt(2300)).toBe(4300);
+    queue.forOwn('read#2', 4300);
+    queue.rode('read#2', 4300, report({ unknown: ['m1'], times: [4300] }));
+    expect(queue.ownDueAt(4300)).toBe(7300);
     // Failing that way for giveUpMs (since its first failure, at 1000), it is given up.
-    queue.rode('read#1', 11_000, report({ unknown: ['m1'], times: [11_000] }));
+    queue.forOwn('read#4', 7300);
+    queue.rode('read#4', 11_000, report({ unknown: ['m1'], times: [11_000] }));
     expect(queue.pendingMarkRead).toBe(0);
     expect(queue.dropped).toBe(1);
+  });
+
+  it('waits none after a first unknown outcome, then the base doubled up to the cap', () => {
+    expect([1, 2, 3, 4, 5, 6, 100].map((n) => unknownRetryWaitMs(n, 500, 3000))).toEqual([
+      0, 500, 1000, 2000, 3000, 3000, 3000,
+    ]);
   });
 
   it('gives a mark-read up when refused for good or failing for giveUpMs, and says which', () => {
