@@ -5,8 +5,10 @@
  * this file parses a command line against it, runs the command and turns what it throws into
  * a message and an exit code.
  *
- * Connects to TEMPORAL_ADDRESS (default 127.0.0.1:7233, within AMSFLOW_CONNECT_TIMEOUT, default
- * 2s), namespace TEMPORAL_NAMESPACE, task queue AMSFLOW_TASK_QUEUE (default amsflow); the agent
+ * Connects to Temporal as Temporal's own tools do (a profile of temporal.toml, picked by
+ * `--profile` or TEMPORAL_PROFILE, and the TEMPORAL_* variables: address, namespace, TLS, mTLS,
+ * API key; default 127.0.0.1:7233, namespace "default"), within AMSFLOW_CONNECT_TIMEOUT (default
+ * 2s), task queue AMSFLOW_TASK_QUEUE (default amsflow); the agent
  * key defaults to AMSFLOW_AGENT or "default". With AMSFLOW_ENCRYPTION_KEYS set, payloads are
  * encrypted and decrypted with those keys (as the worker does).
  * Exit codes: 0 done (for `approval request --wait`: approved), 1 what was asked did not happen
@@ -18,7 +20,14 @@ import { dataConverterFromEnv, EncryptionKeysError } from '../codec';
 import { COMMANDS } from './cli/commands';
 import { resolve } from './cli/parse';
 import { CommandFailure, UsageError, type CommandContext, type Entry } from './cli/spec';
-import { connectTemporal, DEFAULT_NAMESPACE, temporalTarget, TemporalUnreachableError } from './cli/temporal';
+import {
+  connectTemporal,
+  DEFAULT_NAMESPACE,
+  temporalTarget,
+  TemporalUnreachableError,
+  type TemporalTarget,
+} from './cli/temporal';
+import { connectFailureLine } from '../tools/temporal-profile';
 import { ASK_AGAIN_INTERCEPTORS } from '../protocol/queries';
 
 export { DEFAULT_APPROVAL_TIMEOUT } from './cli/approval-commands';
@@ -29,7 +38,12 @@ export async function main(
   env: NodeJS.ProcessEnv = process.env,
   table: readonly Entry[] = COMMANDS,
 ): Promise<number> {
-  const resolution = resolve(table, argv, env);
+  const { profile, rest } = profileFlag(argv);
+  if (profile instanceof UsageError) {
+    console.error(profile.message);
+    return 2;
+  }
+  const resolution = resolve(table, rest, env);
   if (resolution.kind === 'print') {
     (resolution.toStderr ? console.error : console.log)(resolution.text);
     return resolution.code;
@@ -42,10 +56,10 @@ export async function main(
       if (client) return client;
       // Checked before connecting: bad keys or a malformed address contact nothing (exit 2).
       const dataConverter = dataConverterFromEnv(env);
-      const target = temporalTarget(env);
+      const target = temporalTarget(env, profile);
       connection = await connectTemporal(target, env);
-      const namespace = env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE;
-      await checkNamespace(connection, namespace, target.address);
+      const namespace = target.profile?.namespace ?? env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE;
+      await checkNamespace(connection, namespace, target);
       client = new Client({ connection, namespace, dataConverter, interceptors: ASK_AGAIN_INTERCEPTORS });
       return client;
     },
@@ -59,20 +73,59 @@ export async function main(
   }
 }
 
-/** gRPC's status code for something that does not exist. */
+/** gRPC's status codes for something that does not exist, a caller refused, one not known. */
 const GRPC_NOT_FOUND = 5;
+const GRPC_PERMISSION_DENIED = 7;
+const GRPC_UNAUTHENTICATED = 16;
 
-/** Fails the command when the namespace does not exist (otherwise every call fails with a bare "Namespace not found"). */
-async function checkNamespace(connection: Connection, namespace: string, address: string): Promise<void> {
+/**
+ * Fails the command when the namespace does not exist (otherwise every call fails with a bare
+ * "Namespace not found"), or when the server refuses the caller's credentials (an API key or
+ * token refused, or not for this namespace): one line naming the settings to check.
+ */
+async function checkNamespace(
+  connection: Connection,
+  namespace: string,
+  target: TemporalTarget,
+): Promise<void> {
   try {
     await connection.workflowService.describeNamespace({ namespace });
   } catch (err) {
-    // Only a definite no: a server that may not describe namespaces to this caller is let through.
-    if ((err as { code?: unknown }).code === GRPC_NOT_FOUND)
+    const code = (err as { code?: unknown }).code;
+    if (code === GRPC_NOT_FOUND)
       throw new CommandFailure(
-        `namespace "${namespace}" does not exist on the Temporal at ${address} (TEMPORAL_NAMESPACE${namespace === DEFAULT_NAMESPACE ? ' is not set' : ''})`,
+        `namespace "${namespace}" does not exist on the Temporal at ${target.address} (TEMPORAL_NAMESPACE${namespace === DEFAULT_NAMESPACE ? ' is not set' : ''})`,
       );
+    if ((code === GRPC_UNAUTHENTICATED || code === GRPC_PERMISSION_DENIED) && target.profile)
+      throw new CommandFailure(connectFailureLine(target.profile, err));
+    // Any other answer: a server that may not describe namespaces to this caller is let through.
   }
+}
+
+/**
+ * `--profile <name>` / `--profile=<name>` anywhere on the command line (Temporal's CLI has the
+ * same), taken out of `argv`; a `--profile` with no name is a usage error.
+ */
+export function profileFlag(argv: string[]): { profile?: string | UsageError; rest: string[] } {
+  const rest: string[] = [];
+  let profile: string | UsageError | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--') {
+      rest.push(...argv.slice(i));
+      break;
+    }
+    if (arg === '--profile' || arg.startsWith('--profile=')) {
+      const value = arg === '--profile' ? argv[++i] : arg.slice('--profile='.length);
+      profile =
+        value === undefined || value === '' || value.startsWith('-')
+          ? new UsageError('--profile needs a profile name (of temporal.toml)')
+          : value;
+      continue;
+    }
+    rest.push(arg);
+  }
+  return { ...(profile !== undefined ? { profile } : {}), rest };
 }
 
 /** The message and exit code for what a command threw. */

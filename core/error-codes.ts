@@ -23,6 +23,8 @@ export const AmsflowErrorCodes = {
   metricsPortInUse: 'AMSFLOW_METRICS_PORT_IN_USE',
   /** The embedded Temporal dev server did not start. */
   devServerStart: 'AMSFLOW_DEV_SERVER_START',
+  /** Temporal cannot be reached with the connection settings given (TLS, API key, address). */
+  temporalConnect: 'AMSFLOW_TEMPORAL_CONNECT',
   /** Another amsflow holds the data dir. */
   dataDirInUse: 'AMSFLOW_DATA_DIR_IN_USE',
   /** The bot's workflow module cannot be used (no handler, does not bundle). */

@@ -26,6 +26,7 @@ import {
 import { DEPLOY_ENV, deployConfigOf, type DeployConfig } from './config-deploys';
 import { AmsflowError } from '../core/amsflow-error';
 import type { ObservabilityConfig } from './observability/observability-config';
+import { loadTemporalProfile, TemporalProfileError, type TemporalProfile } from '../tools/temporal-profile';
 
 export type { ObservabilityConfig } from './observability/observability-config';
 import { AmsflowErrorCodes } from '../core/error-codes';
@@ -119,6 +120,12 @@ export interface WorkerConfig {
   agentsFile?: { path: string; defaultBaseUrl?: string };
   /** True when no token was given: the worker starts the embedded simulator. */
   embeddedSimulator: boolean;
+  /**
+   * The Temporal to connect to (tools/temporal-profile.ts: a profile of temporal.toml and the
+   * `TEMPORAL_*` variables); undefined: none configured, the embedded dev server.
+   */
+  temporal?: TemporalProfile;
+  /** `temporal.address`, or undefined for the embedded dev server. */
   temporalAddress?: string;
   namespace: string;
   taskQueue: string;
@@ -241,6 +248,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
   const { agents, embeddedSimulator } = agentsOf(e, env, problems);
   const modules = modulesOf(e, problems);
   const model = modelConfigOf(env, problems);
+  const temporal = temporalOf(env, problems);
+  const deploy = deployConfigOf(e, temporal === undefined, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     ...modules,
@@ -251,8 +260,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
       ? { agentsFile: { path: e.AMSFLOW_AGENTS_FILE, defaultBaseUrl: e.AMS_BASE_URL } }
       : {}),
     embeddedSimulator,
-    temporalAddress: e.TEMPORAL_ADDRESS,
-    namespace: e.TEMPORAL_NAMESPACE,
+    temporalAddress: temporal?.address,
+    ...(temporal ? { temporal } : {}),
+    namespace: temporal?.namespace ?? e.TEMPORAL_NAMESPACE,
     taskQueue: e.AMSFLOW_TASK_QUEUE,
     limits: e.AMSFLOW_LIMITS ?? {},
     tuning: e.AMSFLOW_TUNING ?? {},
@@ -274,6 +284,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
     },
     encryptionKeys: e.AMSFLOW_ENCRYPTION_KEYS?.length ? e.AMSFLOW_ENCRYPTION_KEYS : undefined,
     encryptionStrict: e.AMSFLOW_ENCRYPTION_STRICT,
-    deploy: deployConfigOf(e, e.TEMPORAL_ADDRESS === undefined),
+    deploy,
   };
+}
+
+/** The Temporal profile `env` configures, or undefined (the embedded server); a bad setting is a problem. */
+function temporalOf(env: NodeJS.ProcessEnv, problems: string[]): TemporalProfile | undefined {
+  try {
+    return loadTemporalProfile(env);
+  } catch (err) {
+    if (!(err instanceof TemporalProfileError)) throw err;
+    problems.push(err.message);
+    return undefined;
+  }
 }

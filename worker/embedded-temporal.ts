@@ -13,6 +13,9 @@ import type { WorkerConfig } from './config';
 import { startDevServer, type RunningDevServer } from './dev-server';
 import type { Log } from './run-types';
 import { ASK_AGAIN_INTERCEPTORS } from '../protocol/queries';
+import { AmsflowError } from '../core/amsflow-error';
+import { AmsflowErrorCodes } from '../core/error-codes';
+import { connectionOptions, connectFailureLine, diagnoseTls } from '../tools/temporal-profile';
 
 /** Starts the embedded dev server on `dbFile`; its stop goes to `cleanups`. */
 export async function startEmbeddedTemporal(
@@ -44,15 +47,33 @@ export interface TemporalConnections {
   dataConverter?: DataConverter;
 }
 
-/** Connects to `address`; the connections' closes go to `cleanups`. */
+/** Temporal could not be reached with the settings given: one line naming them (worker/main.ts prints it). */
+export class TemporalConnectError extends AmsflowError {
+  readonly code = AmsflowErrorCodes.temporalConnect;
+}
+
+/**
+ * Connects to `address` (the embedded server's) or, when configured, to `config.temporal` with
+ * its TLS and API key; a connection that fails is a {@link TemporalConnectError} whose line says
+ * why (a TLS handshake of Node's own finds what the SDK's error does not say) and which settings
+ * to check. The connections' closes go to `cleanups`.
+ */
 export async function connectTemporal(
   config: WorkerConfig,
   address: string,
   cleanups: Cleanups,
 ): Promise<TemporalConnections> {
-  const nativeConnection = await NativeConnection.connect({ address });
+  const profile = config.temporal;
+  let nativeConnection: NativeConnection;
+  try {
+    nativeConnection = await NativeConnection.connect(profile ? connectionOptions(profile) : { address });
+  } catch (err) {
+    if (!profile) throw err;
+    const diagnosis = await diagnoseTls(profile, 3000);
+    throw new TemporalConnectError(connectFailureLine(profile, err, diagnosis));
+  }
   cleanups.push(() => nativeConnection.close());
-  const connection = await openConnection({ address });
+  const connection = await openConnection(profile ? connectionOptions(profile) : { address });
   cleanups.push(() => connection.close());
   // Encryption at rest (AMSFLOW_ENCRYPTION_KEYS): the same data converter for the client and every worker.
   const dataConverter = dataConverterFor(config.encryptionKeys, { strict: config.encryptionStrict });

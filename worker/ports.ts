@@ -4,6 +4,7 @@
  * start). Read from the environment variable by variable, so that the ports are checked even
  * when other variables are bad (their problems are listed in the same message).
  */
+import { loadTemporalProfile } from '../tools/temporal-profile';
 import { EnvSchema } from './config';
 import { portTaken } from './port-probes';
 
@@ -32,7 +33,7 @@ export function plannedPorts(env: NodeJS.ProcessEnv): PlannedPort[] {
     const port = portOf(env, variable);
     if (port !== undefined) planned.push({ variable, port, host, what });
   };
-  if (!set(env.TEMPORAL_ADDRESS)) {
+  if (!temporalConfigured(env)) {
     add('AMSFLOW_DEV_SERVER_PORT', 'the embedded Temporal server (gRPC)');
     add('AMSFLOW_DEV_SERVER_UI_PORT', 'the Temporal UI');
   }
@@ -81,4 +82,13 @@ export async function portProblems(planned: PlannedPort[], waitMs = 5_000): Prom
     );
   });
   return problems;
+}
+
+/** Whether `env` configures a Temporal to connect to (a bad configuration is reported elsewhere). */
+function temporalConfigured(env: NodeJS.ProcessEnv): boolean {
+  try {
+    return loadTemporalProfile(env) !== undefined;
+  } catch {
+    return true;
+  }
 }

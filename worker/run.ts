@@ -163,6 +163,7 @@ export async function runAmsflow(
     obs.secrets([
       ...agents.map((a) => a.token),
       config.model && 'apiKey' in config.model ? config.model.apiKey : undefined,
+      config.temporal?.apiKey,
     ]);
     const temporal = await connectTemporal(config, started.temporalAddress, cleanups);
     await endedPollsStep(endedPolls, temporal, log);

@@ -14,7 +14,8 @@ import { command, CommandFailure, type CommandInput, type GroupSpec, type Positi
 const deploymentOption = {
   type: 'string',
   value: '<name>',
-  description: "the Worker Deployment (unset: the workers' task queue's name, amsflow)",
+  description:
+    "the Worker Deployment (unset: TEMPORAL_DEPLOYMENT_NAME, else the workers' task queue's name, amsflow)",
   env: 'AMSFLOW_DEPLOYMENT',
   check: (name: string) =>
     DEPLOYMENT_NAME_PATTERN.test(name) && name !== 'off'
@@ -35,7 +36,8 @@ function buildProblem({ args }: CommandInput): string | undefined {
 }
 
 function deploymentOf(values: { deployment?: string }, env: NodeJS.ProcessEnv): string {
-  return values.deployment ?? deploymentNameFor(taskQueue(env));
+  // The Worker Controller's name for it when set (and neither --deployment nor AMSFLOW_DEPLOYMENT is).
+  return values.deployment ?? env.TEMPORAL_DEPLOYMENT_NAME ?? deploymentNameFor(taskQueue(env));
 }
 
 /** Runs `fn`; a {@link DeploymentError} (no such deployment or build, a refusal) fails the command. */

@@ -29,6 +29,16 @@ export function taskQueue(env: NodeJS.ProcessEnv): string {
 export const TEMPORAL_ENVIRONMENT: [string, string][] = [
   ['TEMPORAL_ADDRESS', `the Temporal frontend, host:port (default ${DEFAULT_TEMPORAL_ADDRESS})`],
   ['TEMPORAL_NAMESPACE', `its namespace (default "${DEFAULT_NAMESPACE}")`],
+  ['TEMPORAL_API_KEY', 'an API key (Temporal Cloud, or a server with JWT authorization); turns TLS on'],
+  ['TEMPORAL_TLS', '`true` for TLS with the system roots (on by itself with an API key or TLS_* below)'],
+  [
+    'TEMPORAL_TLS_*',
+    'SERVER_CA_CERT_PATH, CLIENT_CERT_PATH, CLIENT_KEY_PATH (or *_DATA), SERVER_NAME: TLS and mTLS',
+  ],
+  [
+    'TEMPORAL_PROFILE',
+    'a profile of temporal.toml (TEMPORAL_CONFIG_FILE, else ~/.config/temporalio/temporal.toml); or --profile <name>',
+  ],
   ['AMSFLOW_TASK_QUEUE', `the workers' task queue (default "${DEFAULT_TASK_QUEUE}")`],
   [agentOption.env, `the agent when --agent is not given (default "${agentOption.default}")`],
   [

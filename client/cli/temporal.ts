@@ -1,13 +1,23 @@
 /**
- * How every command of the command line reaches Temporal: the address from `TEMPORAL_ADDRESS`,
- * a short deadline (`AMSFLOW_CONNECT_TIMEOUT`, default 2 s; the SDK's own is 10 s and its error,
- * "Failed to connect before the deadline", names no address), an early failure when nothing
- * listens there, and one message that names the address, where it came from and why.
+ * How every command of the command line reaches Temporal: Temporal's own connection settings
+ * (tools/temporal-profile.ts: a profile of temporal.toml, `--profile` or `TEMPORAL_PROFILE`, and
+ * the `TEMPORAL_*` variables: address, namespace, TLS, mTLS, API key), 127.0.0.1:7233 when none
+ * is given; a short deadline (`AMSFLOW_CONNECT_TIMEOUT`, default 2 s; the SDK's own is 10 s and
+ * its error, "Failed to connect before the deadline", names no address), an early failure when
+ * nothing listens there, a TLS handshake of our own to say what TLS problem it met, and one
+ * message that names the address, where it came from and why.
  */
 import { Socket } from 'node:net';
 import { Connection } from '@temporalio/client';
 import { lazyConnection } from '../../tools/temporal-connection';
 import { DurationFormatError, formatDuration, parseDuration } from '../../core/durations';
+import {
+  connectionOptions,
+  diagnoseTls,
+  loadTemporalProfile,
+  TemporalProfileError,
+  type TemporalProfile,
+} from '../../tools/temporal-profile';
 import { UsageError } from './spec';
 
 export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
@@ -21,9 +31,11 @@ export interface TemporalTarget {
   address: string;
   host: string;
   port: number;
-  /** Whether `TEMPORAL_ADDRESS` gave it (otherwise the default). */
+  /** Whether `TEMPORAL_ADDRESS` or a profile gave it (otherwise the default). */
   fromEnv: boolean;
   timeoutMs: number;
+  /** The connection settings given (TLS, API key, namespace), if any. */
+  profile?: TemporalProfile;
 }
 
 /** Temporal could not be reached: the message names the address and `TEMPORAL_ADDRESS`. */
@@ -39,15 +51,24 @@ export class TemporalUnreachableError extends Error {
 
 const HOST_PORT = /^(?:\[(?<v6>[0-9a-fA-F:.]+)\]|(?<host>[^\s:/[\]]+))(?::(?<port>\d{1,5}))?$/;
 
-/** The target from the environment; throws {@link UsageError} for a malformed address or timeout. */
-export function temporalTarget(env: NodeJS.ProcessEnv): TemporalTarget {
-  const given = env.TEMPORAL_ADDRESS;
-  const address = given ?? DEFAULT_TEMPORAL_ADDRESS;
+/**
+ * The target from the environment (and `--profile`); throws {@link UsageError} for a malformed
+ * address or timeout, or a connection setting that cannot be used (nothing is contacted).
+ */
+export function temporalTarget(env: NodeJS.ProcessEnv, profileName?: string): TemporalTarget {
+  let profile: TemporalProfile | undefined;
+  try {
+    profile = loadTemporalProfile(env, { profile: profileName });
+  } catch (err) {
+    if (!(err instanceof TemporalProfileError)) throw err;
+    throw new UsageError(err.message);
+  }
+  const address = profile?.address ?? DEFAULT_TEMPORAL_ADDRESS;
   const match = HOST_PORT.exec(address);
   const port = Number(match?.groups?.port ?? 7233);
   if (!match?.groups || port < 1 || port > 65535)
     throw new UsageError(
-      `TEMPORAL_ADDRESS ${JSON.stringify(address)} is not host:port (e.g. 127.0.0.1:7233, no scheme)`,
+      `${profile && env.TEMPORAL_ADDRESS === undefined ? `the address of ${profile.origin}` : 'TEMPORAL_ADDRESS'} ${JSON.stringify(address)} is not host:port (e.g. 127.0.0.1:7233, no scheme)`,
     );
   const host = match.groups.v6 ?? match.groups.host;
   let timeoutMs = DEFAULT_CONNECT_TIMEOUT_MS;
@@ -61,14 +82,25 @@ export function temporalTarget(env: NodeJS.ProcessEnv): TemporalTarget {
     if (timeoutMs <= 0) throw new UsageError('AMSFLOW_CONNECT_TIMEOUT must be longer than 0');
   }
   const full = match.groups.port === undefined ? `${address}:${port}` : address;
-  return { address: full, host, port, fromEnv: given !== undefined, timeoutMs };
+  return {
+    address: full,
+    host,
+    port,
+    fromEnv: profile !== undefined,
+    timeoutMs,
+    ...(profile ? { profile: { ...profile, address: full } } : {}),
+  };
 }
 
-/** The message for a target that could not be reached, for `reason`. */
-export function unreachableMessage(target: TemporalTarget, reason: string): string {
-  const where = target.fromEnv
-    ? `${target.address} (TEMPORAL_ADDRESS)`
+/**
+ * The message for a target that could not be reached, for `reason`; `tls`: the reason is what a
+ * TLS handshake met (it names the settings to check, so no advice to start a server follows).
+ */
+export function unreachableMessage(target: TemporalTarget, reason: string, tls = false): string {
+  const where = target.profile
+    ? `${target.address} (${target.profile.origin})`
     : `${target.address} (the default; TEMPORAL_ADDRESS is not set)`;
+  if (tls) return `cannot reach Temporal at ${where}: ${reason}`;
   return (
     `cannot reach Temporal at ${where}: ${reason}. ` +
     'Is the server running (npm start runs one)? Set TEMPORAL_ADDRESS to its host:port.'
@@ -77,27 +109,31 @@ export function unreachableMessage(target: TemporalTarget, reason: string): stri
 
 /**
  * A connection to the target, or {@link TemporalUnreachableError}: at once when a plain TCP
- * connection is refused (or the host is not found), else when the timeout passes. Without a
- * proxy variable only: through a proxy, a direct connection says nothing about the real one.
+ * connection is refused (or the host is not found), else when the timeout passes, saying what a
+ * TLS handshake of our own met when TLS is on. Without a proxy variable only: through a proxy, a
+ * direct connection says nothing about the real one.
  */
 export async function connectTemporal(target: TemporalTarget, env: NodeJS.ProcessEnv): Promise<Connection> {
-  const connection = lazyConnection({ address: target.address, connectTimeout: target.timeoutMs });
+  const options = target.profile ? connectionOptions(target.profile) : { address: target.address };
+  const connection = lazyConnection({ ...options, connectTimeout: target.timeoutMs });
   const proxied = PROXY_VARIABLES.some((name) => env[name] || env[name.toUpperCase()]);
   const refused: Promise<string> = proxied
     ? new Promise(() => undefined)
     : diagnose(target.host, target.port, target.timeoutMs).then((why) => why ?? new Promise(() => undefined));
   let reason: string;
+  let tls: string | undefined;
   try {
     const early = await Promise.race([connection.ensureConnected().then(() => undefined), refused]);
     if (early === undefined) return connection;
     reason = early;
   } catch (err) {
     const message = (err as Error).message;
-    reason = `no answer from a Temporal frontend within ${formatDuration(target.timeoutMs)}`;
-    if (!/before the deadline/.test(message)) reason += ` (${message})`;
+    tls = target.profile && !proxied ? await diagnoseTls(target.profile, target.timeoutMs) : undefined;
+    reason = tls ?? `no answer from a Temporal frontend within ${formatDuration(target.timeoutMs)}`;
+    if (tls === undefined && !/before the deadline/.test(message)) reason += ` (${message})`;
   }
   await connection.close().catch(() => undefined);
-  throw new TemporalUnreachableError(target.address, unreachableMessage(target, reason));
+  throw new TemporalUnreachableError(target.address, unreachableMessage(target, reason, tls !== undefined));
 }
 
 const PROXY_VARIABLES = ['grpc_proxy', 'https_proxy', 'http_proxy'];

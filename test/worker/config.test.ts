@@ -141,6 +141,56 @@ describe('worker configuration', () => {
     expect(text).not.toContain('super-secret-value');
   });
 
+  it("connects where Temporal's own settings say: a profile of temporal.toml, the TEMPORAL_* variables over it", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'amsflow-profile-'));
+    try {
+      const file = join(dir, 'temporal.toml');
+      writeFileSync(
+        file,
+        '[profile.prod]\naddress = "temporal.internal:7233"\nnamespace = "bots"\napi_key = "k-123"\n',
+      );
+      const config = loadConfig({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'prod' });
+      expect(config).toMatchObject({ temporalAddress: 'temporal.internal:7233', namespace: 'bots' });
+      expect(config.temporal).toMatchObject({ apiKey: 'k-123', tls: true, origin: 'profile "prod"' });
+      // A promotion policy for a real cluster, not the embedded one's.
+      expect(config.deploy.promote).toBe('first');
+      expect(
+        loadConfig({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'prod', TEMPORAL_NAMESPACE: 'x' })
+          .namespace,
+      ).toBe('x');
+      expect(problemsOf({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'staging' })).toEqual([
+        `TEMPORAL_PROFILE / --profile: no profile "staging" in ${file}`,
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("takes the Worker Controller's deployment name and build id, and leaves promotion to it", () => {
+    const config = loadConfig({
+      TEMPORAL_ADDRESS: 'temporal:7233',
+      TEMPORAL_DEPLOYMENT_NAME: 'bots',
+      TEMPORAL_WORKER_BUILD_ID: 'v42',
+    });
+    expect(config.deploy).toMatchObject({ deploymentName: 'bots', buildId: 'v42', promote: 'never' });
+    expect(
+      loadConfig({
+        TEMPORAL_ADDRESS: 'temporal:7233',
+        TEMPORAL_DEPLOYMENT_NAME: 'bots',
+        AMSFLOW_PROMOTE: 'first',
+      }).deploy.promote,
+    ).toBe('first');
+    expect(
+      problemsOf({
+        TEMPORAL_ADDRESS: 'temporal:7233',
+        TEMPORAL_DEPLOYMENT_NAME: 'bots',
+        AMSFLOW_DEPLOYMENT: 'other',
+      }),
+    ).toEqual([
+      'AMSFLOW_DEPLOYMENT and TEMPORAL_DEPLOYMENT_NAME disagree (other / bots): set one, or both alike',
+    ]);
+  });
+
   it('refuses a base URL without a token', () => {
     expect(problemsOf({ AMS_BASE_URL: 'https://ams.example/agent/v1' })).toEqual([
       'AMS_TOKEN: required when AMS_BASE_URL is set',
