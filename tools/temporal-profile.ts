@@ -7,6 +7,10 @@
  * Cloud expects), `TEMPORAL_TLS` and `TEMPORAL_TLS_*` (a CA, a client certificate and key, as
  * paths or data; a server name), `TEMPORAL_GRPC_META_*`.
  *
+ * Unlike Temporal's CLI, the file is read only when `TEMPORAL_PROFILE`, `--profile` or
+ * `TEMPORAL_CONFIG_FILE` names it: a default profile there (perhaps Temporal Cloud's) never takes
+ * `npm start` off its embedded server, nor adds its TLS and API key to a bare `TEMPORAL_ADDRESS`.
+ *
  * A profile with no address is no configuration at all ({@link loadTemporalProfile} gives
  * undefined): the caller's default applies (the worker's embedded dev server, the CLI's
  * 127.0.0.1:7233). A setting that cannot be used (a certificate file that is not there, a key
@@ -78,9 +82,17 @@ export function loadTemporalProfile(
   const profileName = profile ?? vars.TEMPORAL_PROFILE;
   if (vars.TEMPORAL_CONFIG_FILE !== undefined && !existsSync(vars.TEMPORAL_CONFIG_FILE))
     throw new TemporalProfileError(`TEMPORAL_CONFIG_FILE: no file at ${vars.TEMPORAL_CONFIG_FILE}`);
+  // The user's temporal.toml only when named: a default profile there (the Temporal CLI's, perhaps
+  // for Cloud) must not take npm start off its embedded server, nor add its TLS and API key to a
+  // bare TEMPORAL_ADDRESS.
+  const useFile = profileName !== undefined || vars.TEMPORAL_CONFIG_FILE !== undefined;
   let loaded: ClientConfigProfile;
   try {
-    loaded = loadClientConfigProfile({ profile: profileName, overrideEnvVars: vars });
+    loaded = loadClientConfigProfile({
+      profile: profileName,
+      overrideEnvVars: vars,
+      disableFile: !useFile,
+    });
   } catch (err) {
     throw new TemporalProfileError(profileProblem(err, profileName, vars));
   }

@@ -37,7 +37,7 @@ export const TEMPORAL_ENVIRONMENT: [string, string][] = [
   ],
   [
     'TEMPORAL_PROFILE',
-    'a profile of temporal.toml (TEMPORAL_CONFIG_FILE, else ~/.config/temporalio/temporal.toml); or --profile <name>',
+    'a profile of temporal.toml (TEMPORAL_CONFIG_FILE, else ~/.config/temporalio/temporal.toml, read only when one of the two is set); or --profile <name>',
   ],
   ['AMSFLOW_TASK_QUEUE', `the workers' task queue (default "${DEFAULT_TASK_QUEUE}")`],
   [agentOption.env, `the agent when --agent is not given (default "${agentOption.default}")`],

@@ -3,7 +3,7 @@
  * server: profiles of temporal.toml with the `TEMPORAL_*` variables over them, TLS from paths or
  * data, the API key turning TLS on, and a clear error naming each setting that cannot be used.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -56,6 +56,31 @@ describe('loadTemporalProfile', () => {
   it('is undefined with nothing configured: the caller keeps its default (the embedded server)', () => {
     expect(loadTemporalProfile(env({}))).toBeUndefined();
     expect(loadTemporalProfile(env({ TEMPORAL_NAMESPACE: 'bots' }))).toBeUndefined();
+  });
+
+  it("reads the user's temporal.toml only when a profile or the file is named", () => {
+    const home = mkdtempSync(join(tmpdir(), 'amsflow-home-'));
+    try {
+      mkdirSync(join(home, '.config', 'temporalio'), { recursive: true });
+      writeFileSync(
+        join(home, '.config', 'temporalio', 'temporal.toml'),
+        '[profile.default]\naddress = "cloud.example:7233"\napi_key = "cloud-key"\n',
+      );
+      // Nothing named: the embedded server, and a bare address gets no TLS or key from the file.
+      expect(loadTemporalProfile({ HOME: home })).toBeUndefined();
+      expect(loadTemporalProfile({ HOME: home, TEMPORAL_ADDRESS: '127.0.0.1:7233' })).toMatchObject({
+        address: '127.0.0.1:7233',
+      });
+      expect(loadTemporalProfile({ HOME: home, TEMPORAL_ADDRESS: '127.0.0.1:7233' })!.apiKey).toBeUndefined();
+      // Named: read.
+      expect(loadTemporalProfile({ HOME: home, TEMPORAL_PROFILE: 'default' })).toMatchObject({
+        address: 'cloud.example:7233',
+        apiKey: 'cloud-key',
+      });
+      expect(loadTemporalProfile({ HOME: home }, { profile: 'default' })?.address).toBe('cloud.example:7233');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 
   it('takes a plain address and namespace from the variables, with no TLS', () => {
