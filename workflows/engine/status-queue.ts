@@ -12,12 +12,12 @@
  *     the backoff's first rung (the endpoint waits); given up after failing for `giveUpMs`.
  *   - of unknown outcome (a dropped connection, a timeout, a 500: it may or may not be marked):
  *     due again at once, with the next vehicle or a request of their own (marking read twice is
- *     harmless), neither a grace nor a pause. Unknown again, its request of its own waits
- *     `unknownRetryBaseMs`, doubled each time up to `graceMs` ({@link unknownRetryWaitMs}), so
- *     that a connection dropping for a second or two does not spend the statuses window's budget
- *     in a burst and leave the read tick waiting for a slot long after the network is back (at
- *     the spec's 12 a minute, up to a minute); a send still takes it at once (read, then
- *     answer). Given up after failing for `giveUpMs`.
+ *     harmless), neither a grace nor a pause. Failed before (the last time of unknown outcome),
+ *     its request of its own waits `unknownRetryBaseMs`, doubled with each further failure up to
+ *     `graceMs` ({@link unknownRetryWaitMs}), so that a connection dropping for a second or two
+ *     does not spend the statuses window's budget in a burst and leave the read tick waiting for
+ *     a slot long after the network is back (at the spec's 12 a minute, up to a minute); a send
+ *     still takes it at once (read, then answer). Given up after failing for `giveUpMs`.
  *   - told nothing (the vehicle failed before it could say, timed out, was cancelled, its worker
  *     died): due again at once, given up after failing for `giveUpMs`.
  *   A typing indicator shown for a message marks it read too (POST /statuses does both), so that
@@ -76,7 +76,7 @@ export interface StatusBounds {
   giveUpMs: number;
   /** How long a mark-read waits for a send to ride with before it goes by a request of its own. */
   graceMs: number;
-  /** A mark-read's quiet after its second unknown outcome in a row (see {@link unknownRetryWaitMs}). */
+  /** A mark-read's quiet after its second failure, the last of unknown outcome ({@link unknownRetryWaitMs}). */
   unknownRetryBaseMs: number;
 }
 
