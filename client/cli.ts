@@ -27,7 +27,7 @@ import {
   TemporalUnreachableError,
   type TemporalTarget,
 } from './cli/temporal';
-import { connectFailureLine } from '../tools/temporal-profile';
+import { connectFailureLine, credentialsRefused } from '../tools/temporal-profile';
 import { ASK_AGAIN_INTERCEPTORS } from '../protocol/queries';
 
 export { DEFAULT_APPROVAL_TIMEOUT } from './cli/approval-commands';
@@ -73,10 +73,8 @@ export async function main(
   }
 }
 
-/** gRPC's status codes for something that does not exist, a caller refused, one not known. */
+/** gRPC's status code for something that does not exist. */
 const GRPC_NOT_FOUND = 5;
-const GRPC_PERMISSION_DENIED = 7;
-const GRPC_UNAUTHENTICATED = 16;
 
 /**
  * Fails the command when the namespace does not exist (otherwise every call fails with a bare
@@ -96,7 +94,7 @@ async function checkNamespace(
       throw new CommandFailure(
         `namespace "${namespace}" does not exist on the Temporal at ${target.address} (TEMPORAL_NAMESPACE${namespace === DEFAULT_NAMESPACE ? ' is not set' : ''})`,
       );
-    if ((code === GRPC_UNAUTHENTICATED || code === GRPC_PERMISSION_DENIED) && target.profile)
+    if (credentialsRefused(err) && target.profile)
       throw new CommandFailure(connectFailureLine(target.profile, err));
     // Any other answer: a server that may not describe namespaces to this caller is let through.
   }

@@ -267,6 +267,15 @@ function tlsProblem(err: NodeJS.ErrnoException, profile: TemporalProfile): strin
 }
 
 /**
+ * Whether `err` (a gRPC call's) says the server refused the caller's credentials: unauthenticated
+ * (no or a bad API key / token) or permission denied (a token without this namespace).
+ */
+export function credentialsRefused(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return code === 16 || code === 7;
+}
+
+/**
  * One line for a connection to `profile` that failed with `err`: what happened and the settings to
  * check; `diagnosis` (from {@link diagnoseTls}) when there is one. Never the API key.
  */
@@ -284,7 +293,10 @@ export function connectFailureLine(profile: TemporalProfile, err: unknown, diagn
           ? 'the server refused the API key: check TEMPORAL_API_KEY (expired, revoked, or for another account)'
           : 'the server requires an API key or token: set TEMPORAL_API_KEY';
     else if (/PERMISSION_DENIED|Request unauthorized|permission denied/i.test(raw))
-      why = `the server refused this client for namespace ${profile.namespace ?? 'default'}: check TEMPORAL_API_KEY's permissions and TEMPORAL_NAMESPACE`;
+      why =
+        profile.apiKey !== undefined
+          ? `the server refused this client for namespace ${profile.namespace ?? 'default'}: check TEMPORAL_API_KEY's permissions and TEMPORAL_NAMESPACE`
+          : `the server refused this client for namespace ${profile.namespace ?? 'default'}: it may require an API key or token (set TEMPORAL_API_KEY), or check TEMPORAL_NAMESPACE`;
     else if (
       /BrokenPipe|broken pipe|connection reset|ConnectionReset/i.test(raw) &&
       (profile.tls === undefined || profile.tls === false)

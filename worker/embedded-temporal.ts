@@ -15,7 +15,12 @@ import type { Log } from './run-types';
 import { ASK_AGAIN_INTERCEPTORS } from '../protocol/queries';
 import { AmsflowError } from '../core/amsflow-error';
 import { AmsflowErrorCodes } from '../core/error-codes';
-import { connectionOptions, connectFailureLine, diagnoseTls } from '../tools/temporal-profile';
+import {
+  connectionOptions,
+  connectFailureLine,
+  credentialsRefused,
+  diagnoseTls,
+} from '../tools/temporal-profile';
 
 /** Starts the embedded dev server on `dbFile`; its stop goes to `cleanups`. */
 export async function startEmbeddedTemporal(
@@ -75,6 +80,12 @@ export async function connectTemporal(
   cleanups.push(() => nativeConnection.close());
   const connection = await openConnection(profile ? connectionOptions(profile) : { address });
   cleanups.push(() => connection.close());
+  // The connection's own check asks nothing of the namespace: a token refused, or one without
+  // this namespace, shows here, before the workers fail with a bare transport error.
+  if (profile)
+    await connection.workflowService.describeNamespace({ namespace: config.namespace }).catch((err) => {
+      if (credentialsRefused(err)) throw new TemporalConnectError(connectFailureLine(profile, err));
+    });
   // Encryption at rest (AMSFLOW_ENCRYPTION_KEYS): the same data converter for the client and every worker.
   const dataConverter = dataConverterFor(config.encryptionKeys, { strict: config.encryptionStrict });
   const client = new Client({

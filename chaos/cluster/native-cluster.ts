@@ -14,7 +14,13 @@ import { promisify } from 'node:util';
 import { findClusterTools, type ClusterTools } from '../../scripts/cluster-tools';
 import { resolveTemporalBinaries } from '../../tools/temporal-binaries';
 import { startPostgres, type RunningPostgres } from './postgres';
-import { serverEnv, serverPorts, TemporalServer, lowFreePorts } from './temporal-server';
+import {
+  serverEnv,
+  serverPorts,
+  TemporalServer,
+  lowFreePorts,
+  type SecuredFrontend,
+} from './temporal-server';
 
 const run = promisify(execFile);
 const deployDir = resolve(__dirname, '..', '..', 'deploy', 'temporal');
@@ -57,6 +63,12 @@ export async function startNativeCluster(
      * toxiproxy proxy in front of it; the schema is set up directly.
      */
     databaseRoute?: (postgres: RunningPostgres) => Promise<{ host: string; port: number }>;
+    /**
+     * TLS and JWT authorization on the frontend; `adminEnv` is the Temporal CLI's connection for
+     * the health check and the namespace's creation (`TEMPORAL_TLS_*`, and `TEMPORAL_API_KEY`
+     * holding a token with `temporal-system:admin`).
+     */
+    secured?: SecuredFrontend & { adminEnv: Record<string, string> };
   } = {},
 ): Promise<NativeCluster> {
   const namespace = options.namespace ?? 'default';
@@ -88,8 +100,13 @@ export async function startNativeCluster(
       }),
     );
     const route = options.databaseRoute ? await options.databaseRoute(postgres) : postgres;
-    const env = serverEnv({ ports: await serverPorts(), postgres: { ...route, user: postgres.user } });
-    server = new TemporalServer({ serverBin: tools.server, cliPath, env, cwd });
+    const secured = options.secured;
+    const env = serverEnv({
+      ports: await serverPorts(),
+      postgres: { ...route, user: postgres.user },
+      secured,
+    });
+    server = new TemporalServer({ serverBin: tools.server, cliPath, env, cwd, cliEnv: secured?.adminEnv });
     await timed(timings, 'server', () => server!.start());
     const address = server.address;
     await timed(timings, 'namespace', () =>
@@ -99,6 +116,7 @@ export async function startNativeCluster(
           TEMPORAL_CLI: cliPath,
           TEMPORAL_ADDRESS: address,
           NAMESPACE: namespace,
+          ...secured?.adminEnv,
         },
       }),
     );

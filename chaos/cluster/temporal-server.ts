@@ -38,6 +38,10 @@ export interface ServerPorts {
   matchingMembership: number;
   worker: number;
   workerMembership: number;
+  /** The internal frontend's (used only when the frontend is secured). */
+  internalFrontend: number;
+  internalFrontendMembership: number;
+  internalFrontendHttp: number;
 }
 
 const PORT_NAMES: (keyof ServerPorts)[] = [
@@ -50,6 +54,9 @@ const PORT_NAMES: (keyof ServerPorts)[] = [
   'matchingMembership',
   'worker',
   'workerMembership',
+  'internalFrontend',
+  'internalFrontendMembership',
+  'internalFrontendHttp',
 ];
 
 function canListen(port: number): Promise<boolean> {
@@ -83,13 +90,55 @@ export async function serverPorts(): Promise<ServerPorts> {
   return Object.fromEntries(PORT_NAMES.map((name, i) => [name, ports[i]])) as unknown as ServerPorts;
 }
 
+/**
+ * A frontend secured as operators run it: TLS with the server's certificate (mTLS when
+ * `clientCaCert` is given: a client certificate signed by it is required), and JWT authorization
+ * by the server's default claim mapper and authorizer with the keys at `jwksUri`; the services
+ * between themselves (the internal frontend among them) on mTLS with the server's certificate.
+ */
+export interface SecuredFrontend {
+  /** The server's certificate (for `localhost`), for the frontend and between its services. */
+  serverCert: string;
+  serverKey: string;
+  /** The CA that signed it: the services trust it between themselves. */
+  serverCaCert: string;
+  /** Requires client certificates signed by this CA. */
+  clientCaCert?: string;
+  /** Where the server fetches the token keys (a JWKS document). */
+  jwksUri: string;
+}
+
+/** The template's variables for `secured` (the temporalio/server image's names). */
+export function securedEnv(secured: SecuredFrontend, ports: ServerPorts): Record<string, string> {
+  return {
+    TEMPORAL_TLS_FRONTEND_CERT: secured.serverCert,
+    TEMPORAL_TLS_FRONTEND_KEY: secured.serverKey,
+    TEMPORAL_TLS_SERVER_CERT: secured.serverCert,
+    TEMPORAL_TLS_SERVER_KEY: secured.serverKey,
+    TEMPORAL_TLS_SERVER_CA_CERT: secured.serverCaCert,
+    TEMPORAL_TLS_INTERNODE_SERVER_NAME: 'localhost',
+    ...(secured.clientCaCert
+      ? { TEMPORAL_TLS_REQUIRE_CLIENT_AUTH: 'true', TEMPORAL_TLS_CLIENT1_CA_CERT: secured.clientCaCert }
+      : {}),
+    TEMPORAL_AUTH_AUTHORIZER: 'default',
+    TEMPORAL_AUTH_CLAIM_MAPPER: 'default',
+    TEMPORAL_JWT_KEY_SOURCE1: secured.jwksUri,
+    USE_INTERNAL_FRONTEND: 'true',
+    INTERNAL_FRONTEND_GRPC_PORT: String(ports.internalFrontend),
+    INTERNAL_FRONTEND_MEMBERSHIP_PORT: String(ports.internalFrontendMembership),
+    INTERNAL_FRONTEND_HTTP_PORT: String(ports.internalFrontendHttp),
+  };
+}
+
 /** The config template's variables (the temporalio/server image's names). */
 export function serverEnv(options: {
   ports: ServerPorts;
   postgres: { host: string; port: number; user: string };
+  secured?: SecuredFrontend;
 }): Record<string, string> {
-  const { ports, postgres } = options;
+  const { ports, postgres, secured } = options;
   return {
+    ...(secured ? securedEnv(secured, ports) : {}),
     DB: CLUSTER_VERSIONS.persistencePlugin,
     POSTGRES_SEEDS: postgres.host,
     DB_PORT: String(postgres.port),
@@ -123,6 +172,11 @@ export class TemporalServer {
       cliPath: string;
       env: Record<string, string>;
       cwd: string;
+      /**
+       * The Temporal CLI's connection settings for the health check (`TEMPORAL_TLS_*`,
+       * `TEMPORAL_API_KEY`) when the frontend is secured.
+       */
+      cliEnv?: Record<string, string>;
     },
   ) {}
 
@@ -138,9 +192,13 @@ export class TemporalServer {
   /** Starts the server and resolves once its frontend reports SERVING (`operator cluster health`). */
   async start(): Promise<void> {
     if (this.child) throw new Error('the Temporal server is already running');
+    // A secured frontend leaves the cluster's own worker service to the internal frontend.
+    const services = this.options.env.USE_INTERNAL_FRONTEND
+      ? ['frontend', 'internal-frontend', 'history', 'matching', 'worker'].flatMap((s) => ['--service', s])
+      : [];
     const child = spawn(
       this.options.serverBin,
-      ['--config-file', SERVER_CONFIG_TEMPLATE, '--allow-no-auth', 'start'],
+      ['--config-file', SERVER_CONFIG_TEMPLATE, '--allow-no-auth', 'start', ...services],
       {
         cwd: this.options.cwd,
         env: { PATH: process.env.PATH, HOME: process.env.HOME, ...this.options.env },
@@ -166,7 +224,9 @@ export class TemporalServer {
         if (this.child !== child) {
           throw new Error(`the server exited:\n${this.output.slice(-30).join('\n')}`);
         }
-        await run(this.options.cliPath, ['operator', 'cluster', 'health', '--address', this.address]);
+        await run(this.options.cliPath, ['operator', 'cluster', 'health', '--address', this.address], {
+          env: { ...process.env, ...this.options.cliEnv },
+        });
         return true;
       },
       60_000,

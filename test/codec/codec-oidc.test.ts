@@ -5,43 +5,16 @@
  * and refuses expired, foreign, forged, unsigned and HMAC-confused ones, and tokens that grant
  * nothing in the namespace asked for. A rotated key is found by fetching the key set again.
  */
-import { createHmac, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EncryptionCodec, startCodecServer, type CodecServer } from '../../codec';
-
-const codec = new EncryptionCodec([{ id: 'k1', key: randomBytes(32) }]);
-const AUDIENCE = 'temporal-ui';
-
-interface SigningKey {
-  kid: string;
-  alg: string;
-  privateKey: KeyObject;
-  jwk: Record<string, unknown>;
-}
-
-function signingKey(kid: string, alg: 'RS256' | 'ES256' | 'PS256'): SigningKey {
-  const { privateKey, publicKey } =
-    alg === 'ES256'
-      ? generateKeyPairSync('ec', { namedCurve: 'P-256' })
-      : generateKeyPairSync('rsa', { modulusLength: 2048 });
-  return { kid, alg, privateKey, jwk: { ...publicKey.export({ format: 'jwk' }), kid, use: 'sig', alg } };
-}
+import { signJwt as jwt, signingKey, type SigningKey } from '../support/token-issuer';
 
 const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-function jwt(key: SigningKey, claims: Record<string, unknown>, header: Record<string, unknown> = {}): string {
-  const head = b64url({ alg: key.alg, kid: key.kid, typ: 'JWT', ...header });
-  const body = b64url(claims);
-  const data = Buffer.from(`${head}.${body}`);
-  const signature =
-    key.alg === 'ES256'
-      ? sign('sha256', data, { key: key.privateKey, dsaEncoding: 'ieee-p1363' })
-      : key.alg === 'PS256'
-        ? sign('sha256', data, { key: key.privateKey, padding: 6, saltLength: 32 })
-        : sign('sha256', data, key.privateKey);
-  return `${head}.${body}.${signature.toString('base64url')}`;
-}
+const codec = new EncryptionCodec([{ id: 'k1', key: randomBytes(32) }]);
+const AUDIENCE = 'temporal-ui';
 
 let issuerServer: Server;
 let issuer: string;

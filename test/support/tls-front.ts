@@ -1,129 +1,14 @@
 /**
- * A TLS front for a plaintext Temporal frontend, for the connection tests: certificates made
- * here with `openssl` (a CA, a server certificate for `localhost` and 127.0.0.1, a client
- * certificate, and a second CA that signed nothing the front shows), and a TLS server on a free
- * loopback port that speaks HTTP/2 (ALPN `h2`), optionally requires a client certificate signed
- * by the CA, and pipes each connection to the frontend. The TLS is real (Node's, OpenSSL); the
+ * A TLS front for a plaintext Temporal frontend, for the connection tests: with the certificates
+ * of test/support/test-certificates.ts, a TLS server on a free loopback port that speaks HTTP/2
+ * (ALPN `h2`), optionally requires a client certificate signed by the CA, and pipes each
+ * connection to the frontend. The TLS is real (Node's, OpenSSL); the
  * Temporal server behind it is the real one.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createServer, type Server } from 'node:tls';
-
-/** Paths of the certificates and keys made for one test file. */
-export interface TestCertificates {
-  dir: string;
-  caCert: string;
-  serverCert: string;
-  serverKey: string;
-  clientCert: string;
-  clientKey: string;
-  /** A CA that signed neither the server's nor the client's certificate. */
-  otherCaCert: string;
-  /** A client certificate signed by the other CA. */
-  strangerCert: string;
-  strangerKey: string;
-  remove(): void;
-}
-
-function openssl(args: string[], cwd: string): void {
-  execFileSync('openssl', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
-}
-
-/** A key and a certificate for `name`, signed by `ca` (or self-signed), valid for a day. */
-function issue(dir: string, name: string, subject: string, ca?: string, ext?: string): void {
-  openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', `${name}.key`], dir);
-  if (!ca) {
-    openssl(
-      [
-        'req',
-        '-x509',
-        '-new',
-        '-key',
-        `${name}.key`,
-        '-subj',
-        subject,
-        '-days',
-        '1',
-        '-out',
-        `${name}.crt`,
-        '-addext',
-        'basicConstraints=critical,CA:TRUE',
-        '-addext',
-        'keyUsage=critical,keyCertSign,cRLSign',
-      ],
-      dir,
-    );
-    return;
-  }
-  openssl(['req', '-new', '-key', `${name}.key`, '-subj', subject, '-out', `${name}.csr`], dir);
-  const extFile = join(dir, `${name}.ext`);
-  writeFileSync(extFile, ext ?? '');
-  openssl(
-    [
-      'x509',
-      '-req',
-      '-in',
-      `${name}.csr`,
-      '-CA',
-      `${ca}.crt`,
-      '-CAkey',
-      `${ca}.key`,
-      '-CAcreateserial',
-      '-days',
-      '1',
-      '-extfile',
-      extFile,
-      '-out',
-      `${name}.crt`,
-    ],
-    dir,
-  );
-}
-
-/** Makes the certificates in a new temporary directory. */
-export function makeTestCertificates(): TestCertificates {
-  const dir = mkdtempSync(join(tmpdir(), 'amsflow-tls-'));
-  issue(dir, 'ca', '/CN=amsflow test CA');
-  issue(dir, 'other-ca', '/CN=another CA');
-  issue(
-    dir,
-    'server',
-    '/CN=localhost',
-    'ca',
-    'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n',
-  );
-  issue(
-    dir,
-    'client',
-    '/CN=amsflow-worker',
-    'ca',
-    'extendedKeyUsage=clientAuth\nbasicConstraints=CA:FALSE\n',
-  );
-  issue(
-    dir,
-    'stranger',
-    '/CN=stranger',
-    'other-ca',
-    'extendedKeyUsage=clientAuth\nbasicConstraints=CA:FALSE\n',
-  );
-  const at = (f: string) => join(dir, f);
-  return {
-    dir,
-    caCert: at('ca.crt'),
-    serverCert: at('server.crt'),
-    serverKey: at('server.key'),
-    clientCert: at('client.crt'),
-    clientKey: at('client.key'),
-    otherCaCert: at('other-ca.crt'),
-    strangerCert: at('stranger.crt'),
-    strangerKey: at('stranger.key'),
-    remove: () => rmSync(dir, { recursive: true, force: true }),
-  };
-}
+import type { TestCertificates } from './test-certificates';
 
 export interface TlsFront {
   /** `127.0.0.1:port` of the TLS endpoint. */

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import {
   connectionOptions,
   connectFailureLine,
+  credentialsRefused,
   loadTemporalProfile,
   TemporalProfileError,
 } from '../../tools/temporal-profile';
@@ -211,6 +212,21 @@ describe('connectFailureLine', () => {
     expect(connectFailureLine(profile, new Error('7 PERMISSION_DENIED: Request unauthorized.'))).toMatch(
       /refused this client for namespace default: check TEMPORAL_API_KEY's permissions and TEMPORAL_NAMESPACE$/,
     );
+  });
+
+  it('says a caller without a token may need one', () => {
+    const keyless = loadTemporalProfile(
+      env({ TEMPORAL_ADDRESS: 'temporal.internal:7233', TEMPORAL_TLS: 'true' }),
+    )!;
+    expect(connectFailureLine(keyless, new Error('7 PERMISSION_DENIED: Request unauthorized.'))).toMatch(
+      /refused this client for namespace default: it may require an API key or token \(set TEMPORAL_API_KEY\), or check TEMPORAL_NAMESPACE$/,
+    );
+  });
+
+  it('tells refused credentials from other failures by their status code', () => {
+    expect(
+      [16, 7, 14, 5, undefined].map((code) => credentialsRefused(Object.assign(new Error('x'), { code }))),
+    ).toEqual([true, true, false, false, false]);
   });
 
   it('hides the API key in a message it passes on', () => {

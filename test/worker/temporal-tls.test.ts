@@ -18,12 +18,8 @@ import { TemporalConnectError } from '../../worker/embedded-temporal';
 import { runAmsflow, type RunningAmsflow } from '../../worker/run';
 import { run } from '../client/cli-runner';
 import { bundle, connectDevServer, devServerAddress, uniqueTaskQueue } from '../support/temporal';
-import {
-  makeTestCertificates,
-  startTlsFront,
-  type TestCertificates,
-  type TlsFront,
-} from '../support/tls-front';
+import { startTlsFront, type TlsFront } from '../support/tls-front';
+import { makeTestCertificates, type TestCertificates } from '../support/test-certificates';
 
 jest.setTimeout(120_000);
 
