@@ -46,6 +46,10 @@ export interface TemporalProfile {
   origin: string;
   /** The names of the settings that turned TLS on or shaped it, for messages. */
   tlsSettings: string[];
+  /** The temporal.toml it was read from (`TEMPORAL_CONFIG_FILE`), when one was named. */
+  configFile?: string;
+  /** Reads it again from the same variables and file (a key rotated in the file shows here). */
+  reload(): TemporalProfile | undefined;
 }
 
 /** A connection setting that cannot be used; the message names it and what to check. */
@@ -123,6 +127,8 @@ export function loadTemporalProfile(
     ...(loaded.grpcMeta && Object.keys(loaded.grpcMeta).length > 0 ? { metadata: loaded.grpcMeta } : {}),
     origin,
     tlsSettings,
+    ...(useFile && vars.TEMPORAL_CONFIG_FILE !== undefined ? { configFile: vars.TEMPORAL_CONFIG_FILE } : {}),
+    reload: () => loadTemporalProfile(env, { profile }),
   };
 }
 

@@ -13,6 +13,7 @@ import type { WorkerConfig } from './config';
 import { startDevServer, type RunningDevServer } from './dev-server';
 import type { Log } from './run-types';
 import { ASK_AGAIN_INTERCEPTORS } from '../protocol/queries';
+import { ApiKeyRotation } from './api-key-rotation';
 import { AmsflowError } from '../core/amsflow-error';
 import { AmsflowErrorCodes } from '../core/error-codes';
 import {
@@ -61,12 +62,15 @@ export class TemporalConnectError extends AmsflowError {
  * Connects to `address` (the embedded server's) or, when configured, to `config.temporal` with
  * its TLS and API key; a connection that fails is a {@link TemporalConnectError} whose line says
  * why (a TLS handshake of Node's own finds what the SDK's error does not say) and which settings
- * to check. The connections' closes go to `cleanups`.
+ * to check, as does a key or token the server refuses for the namespace. With an API key, a new
+ * one is taken without a restart (worker/api-key-rotation.ts). The connections' closes go to
+ * `cleanups`.
  */
 export async function connectTemporal(
   config: WorkerConfig,
   address: string,
   cleanups: Cleanups,
+  log: Log,
 ): Promise<TemporalConnections> {
   const profile = config.temporal;
   let nativeConnection: NativeConnection;
@@ -86,6 +90,11 @@ export async function connectTemporal(
     await connection.workflowService.describeNamespace({ namespace: config.namespace }).catch((err) => {
       if (credentialsRefused(err)) throw new TemporalConnectError(connectFailureLine(profile, err));
     });
+  // A key rotated in the profile's file, or announced by SIGHUP, reaches both connections.
+  if (profile?.apiKey !== undefined) {
+    const rotation = new ApiKeyRotation(profile, [nativeConnection, connection], log).start();
+    cleanups.push(() => rotation.stop());
+  }
   // Encryption at rest (AMSFLOW_ENCRYPTION_KEYS): the same data converter for the client and every worker.
   const dataConverter = dataConverterFor(config.encryptionKeys, { strict: config.encryptionStrict });
   const client = new Client({

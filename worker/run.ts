@@ -165,7 +165,7 @@ export async function runAmsflow(
       config.model && 'apiKey' in config.model ? config.model.apiKey : undefined,
       config.temporal?.apiKey,
     ]);
-    const temporal = await connectTemporal(config, started.temporalAddress, cleanups);
+    const temporal = await connectTemporal(config, started.temporalAddress, cleanups, log);
     await endedPollsStep(endedPolls, temporal, log);
     // The agent checks use the client's connection: none may be in flight when it closes
     // (AgentHealthMonitor.stop). Cleanups run last-in first: this one before the close.

@@ -5,7 +5,8 @@
  * set served on loopback. The worker, the command line and `amsflow replay` connect with profiles
  * of a temporal.toml (TLS paths and a token as the API key) and answer an echo; without a client
  * certificate, with a CA that did not sign the server's, with a token for another namespace or
- * with no token, each is refused with one line naming the setting to check. Needs
+ * with no token, each is refused with one line naming the setting to check. A worker whose token
+ * expires takes a new one written to its profile's file (SIGHUP) without a restart. Needs
  * `npm run cluster:setup`; fails, never skips, without it.
  */
 import { randomUUID } from 'node:crypto';
@@ -18,7 +19,7 @@ import { TemporalConnectError } from '../../worker/embedded-temporal';
 import { runAmsflow, type RunningAmsflow } from '../../worker/run';
 import { startNativeCluster, type NativeCluster } from '../../chaos/cluster/native-cluster';
 import { run } from '../client/cli-runner';
-import { bundle, uniqueTaskQueue } from '../support/temporal';
+import { bundle, uniqueTaskQueue, waitFor } from '../support/temporal';
 import { makeTestCertificates, type TestCertificates } from '../support/test-certificates';
 import { startTokenIssuer, type TokenIssuer } from '../support/token-issuer';
 
@@ -162,6 +163,49 @@ describe('a cluster with mTLS and JWT authorization', () => {
       expect(replay.err).toBe('');
       expect(replay.code).toBe(0);
       expect(replay.out).toMatch(/amsflow replay: [1-9]\d* histories of [1-9]\d* workflow types replayed/);
+    } finally {
+      await running.shutdown();
+    }
+  });
+});
+
+describe('a token rotated without a restart', () => {
+  it('a worker whose token expires takes the new one from its profile file, and answers after the old one expired', async () => {
+    const validS = 20;
+    const expires = Date.now() + validS * 1000;
+    const file = join(dir, 'rotating.toml');
+    writeFileSync(
+      file,
+      profile('worker', issuer.token('amsflow-worker', [`${cluster.namespace}:write`], validS)),
+    );
+    const lines: string[] = [];
+    const running = await runAmsflow(
+      loadConfig(workerEnv({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'worker' })),
+      (line) => void lines.push(line),
+    );
+    try {
+      const next = issuer.token('amsflow-worker', [`${cluster.namespace}:write`]);
+      writeFileSync(file, profile('worker', next));
+      process.emit('SIGHUP');
+      await waitFor('the new key taken', () => lines.some((l) => l.includes('Temporal API key replaced')), {
+        timeoutMs: 10_000,
+        intervalMs: 50,
+      });
+      expect(lines.join('\n')).not.toContain(next);
+      // Past the old token's expiry (and the server's one-second leeway), every call carries the new one.
+      await waitFor('the old token to expire', () => Date.now() > expires + 2000, {
+        timeoutMs: (validS + 10) * 1000,
+        intervalMs: 200,
+      });
+      await sim.control.humanText('echo after the rotation', { agent: AGENT });
+      await sim.control.waitFor(
+        (c) => c.conversation(AGENT),
+        (chat) =>
+          chat.entries.some(
+            (e) => e.direction === 'out' && (e.payload as { body?: string }).body === 'after the rotation',
+          ),
+        { timeoutMs: 90_000, intervalMs: 200 },
+      );
     } finally {
       await running.shutdown();
     }

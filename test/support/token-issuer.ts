@@ -48,8 +48,8 @@ export function signJwt(
 export interface TokenIssuer {
   /** The key set's URL (`http://127.0.0.1:port/.well-known/jwks.json`). */
   jwksUri: string;
-  /** A token for `sub` with `permissions` (e.g. `["default:write"]`), valid for an hour. */
-  token(sub: string, permissions: string[]): string;
+  /** A token for `sub` with `permissions` (e.g. `["default:write"]`), valid for `validS` (an hour). */
+  token(sub: string, permissions: string[], validS?: number): string;
   close(): Promise<void>;
 }
 
@@ -68,13 +68,10 @@ export async function startTokenIssuer(): Promise<TokenIssuer> {
   const { port } = server.address() as AddressInfo;
   return {
     jwksUri: `http://127.0.0.1:${port}/.well-known/jwks.json`,
-    token: (sub, permissions) =>
-      signJwt(key, {
-        sub,
-        permissions,
-        iat: Math.floor(Date.now() / 1000),
-        exp: Math.floor(Date.now() / 1000) + 3600,
-      }),
+    token: (sub, permissions, validS = 3600) => {
+      const now = Math.floor(Date.now() / 1000);
+      return signJwt(key, { sub, permissions, iat: now, exp: now + validS });
+    },
     close: () => new Promise<void>((done) => server.close(() => done())),
   };
 }
