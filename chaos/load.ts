@@ -6,6 +6,11 @@
  * (429s served, overlapping sends, concurrent polls, messages left unread past the simulator's
  * grace after their delivery) and the worker's RSS at start, at the end and its largest, sampled
  * every 30 s. Exits 1 on any violation or unanswered message.
+ *
+ * On your own cluster: with Temporal's connection settings (`TEMPORAL_ADDRESS`, or a profile by
+ * `TEMPORAL_PROFILE` / `TEMPORAL_CONFIG_FILE`, with their TLS and API key; docs/OPERATIONS.md,
+ * "Connecting to Temporal") the worker runs against that Temporal instead of a dev server of its
+ * own; the simulator stays local.
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
@@ -15,6 +20,7 @@ import { rssMb } from '../bench/proc-stats';
 import { prebuildReferenceBundle, startBenchWorker } from '../bench/worker-process';
 import { writeMarkdownSection } from '../scripts/markdown-section';
 import { startSimulator } from '../simulator';
+import { loadTemporalProfile } from '../tools/temporal-profile';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -25,7 +31,12 @@ async function main(): Promise<void> {
   const minutes = arg('minutes', 10);
   const count = arg('agents', 10);
   const everyS = arg('every', 8);
-  const temporal = await startBenchTemporal();
+  // A Temporal named by the connection settings, else a dev server of the run's own.
+  const external = loadTemporalProfile(process.env);
+  const temporal = external
+    ? { address: external.address, close: async () => undefined }
+    : await startBenchTemporal();
+  if (external) console.log(`[load] against Temporal at ${external.address} (${external.origin})`);
   const bundle = await prebuildReferenceBundle();
   const tag = randomUUID().slice(0, 6);
   const agents = Array.from({ length: count }, (_, i) => ({
