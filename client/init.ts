@@ -3,6 +3,9 @@
  * its registry version when that amsflow came from the registry; a copy of its tarball in
  * `vendor/` when it was installed from one; a tarball packed from the clone (`npm pack`) when it
  * runs from a clone. Either way `npm install` gives a built amsflow: no build step in the project.
+ * Beside the bot and its test it writes the way to production: the worker's image (`Dockerfile`,
+ * `.dockerignore`) and a compose file running it against the Temporal a profile names
+ * (`compose.yaml`, `.env.example`, `temporal/temporal.toml`); client/init-templates.ts has them.
  */
 import { execFileSync } from 'node:child_process';
 import {
@@ -14,8 +17,21 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { basename, join, relative, resolve, sep } from 'node:path';
-import { BOT, BOT_TEST, GITIGNORE, TSCONFIG, readme } from './init-templates';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import {
+  BOT,
+  BOT_TEST,
+  DOCKERIGNORE,
+  GITIGNORE,
+  GUIDES,
+  TEMPORAL_TOML,
+  TSCONFIG,
+  compose,
+  dockerfile,
+  envExample,
+  guideInProject,
+  readme,
+} from './init-templates';
 import { AmsflowError } from '../core/amsflow-error';
 import { AmsflowErrorCodes } from '../core/error-codes';
 
@@ -170,9 +186,20 @@ export function initProject(dir: string, options: InitOptions = {}): string {
     'tsconfig.json': TSCONFIG,
     '.gitignore': GITIGNORE,
     'README.md': readme(name, spec),
+    // To production (README.md, "To production"): the worker's image and its compose file.
+    Dockerfile: dockerfile(name, spec.startsWith('file:vendor/')),
+    '.dockerignore': DOCKERIGNORE,
+    'compose.yaml': compose(name),
+    '.env.example': envExample(name),
+    'temporal/temporal.toml': TEMPORAL_TOML,
   };
-  for (const [file, content] of Object.entries(files)) writeFileSync(join(project, file), content);
+  for (const [file, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(project, file)), { recursive: true });
+    writeFileSync(join(project, file), content);
+  }
   log(`amsflow init: made ${name} in ${project} (amsflow ${spec})`);
   log(`next:\n  cd ${relative(process.cwd(), project) || '.'}\n  npm install && npm start\n  npm test`);
+  log(`guides (once installed):\n${GUIDES.map((g) => `  ${guideInProject(g.path)}: ${g.what}`).join('\n')}`);
+  log('to production: README.md, "To production" (Dockerfile, compose.yaml)');
   return project;
 }

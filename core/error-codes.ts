@@ -29,6 +29,8 @@ export const AmsflowErrorCodes = {
   dataDirInUse: 'AMSFLOW_DATA_DIR_IN_USE',
   /** The bot's workflow module cannot be used (no handler, does not bundle). */
   botModule: 'AMSFLOW_BOT_MODULE',
+  /** The bot's activities module (`AMSFLOW_ACTIVITIES`) cannot be loaded or exports no function. */
+  botActivities: 'AMSFLOW_BOT_ACTIVITIES',
   /** The worker's build could not be made current (`AMSFLOW_PROMOTE`). */
   promotion: 'AMSFLOW_PROMOTION',
   /** `AMSFLOW_ENCRYPTION_KEYS` is invalid. */

@@ -1,14 +1,16 @@
 /**
  * `npm run setup` (also the postinstall, so `npm ci` and `npm install` run it): provides the
- * Temporal binaries, Debian's chromium for the browser tests and promtool for the metrics test
- * (scripts/promtool.ts). Quiet and fast when everything is already there. A browser or promtool it
- * cannot provide is reported on stderr (the tests needing them then fail, saying so); the rest of
- * the setup goes on.
+ * Temporal binaries, Debian's chromium for the browser tests, promtool for the metrics test
+ * (scripts/promtool.ts) and Node 24 for the suite that runs amsflow on it (scripts/node24.ts).
+ * Quiet and fast when everything is already there. A browser, promtool or Node 24 it cannot
+ * provide is reported on stderr (the tests needing them then fail, saying so); the rest of the
+ * setup goes on.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolveTemporalBinaries, ToolsUnavailableError } from '../tools/temporal-binaries';
 import { findPromtool, installPromtool, PROMTOOL_HINT } from './promtool';
+import { installNode24, NODE24_HINT } from './node24';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -53,10 +55,21 @@ function ensurePromtool(): void {
   }
 }
 
+function ensureNode24(): void {
+  try {
+    installNode24();
+  } catch (err) {
+    console.error(
+      `amsflow setup: could not install Node 24 (${(err as Error).message.split('\n')[0]}); ${NODE24_HINT}`,
+    );
+  }
+}
+
 async function main(): Promise<void> {
   await resolveTemporalBinaries();
   if (!process.argv.includes('--no-browser')) ensureChromium();
   if (!process.argv.includes('--no-promtool')) ensurePromtool();
+  if (!process.argv.includes('--no-node24')) ensureNode24();
 }
 
 main().catch((err: unknown) => {

@@ -2,7 +2,23 @@
  * What `npm start` prints once everything runs (`formatBanner`), and the bot's commands it lists
  * (`botCommands`, read from the bot's module).
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { displayPath } from './bot-bundle';
 import type { RunningAmsflow } from './run-types';
+
+/** amsflow's own folder: the clone, or the installed package (`node_modules/amsflow`). */
+const PACKAGE_ROOT = [join(__dirname, '..'), join(__dirname, '..', '..')].find((dir) =>
+  existsSync(join(dir, 'package.json')),
+);
+
+/**
+ * A guide of amsflow's as the user can open it from here: `docs/OPERATIONS.md` in a clone,
+ * `node_modules/amsflow/docs/OPERATIONS.md` in a bot project (the package ships its guides).
+ */
+export function guidePath(path: string): string {
+  return PACKAGE_ROOT ? displayPath(join(PACKAGE_ROOT, path)) : path;
+}
 
 /** One command of a bot, as the banner lists it. */
 export interface BotCommand {
@@ -77,7 +93,7 @@ export function formatBanner(running: RunningAmsflow, commands: BotCommand[] = [
     );
   }
   lines.push(
-    `${pad('model')}${running.model ?? 'none (AMSFLOW_MODEL=openai:<model> with OPENAI_API_KEY adds one; see docs/OPERATIONS.md)'}`,
+    `${pad('model')}${running.model ?? `none (AMSFLOW_MODEL=openai:<model> with OPENAI_API_KEY adds one; see ${guidePath('docs/OPERATIONS.md')})`}`,
   );
   if (resume.demoDir) {
     lines.push(

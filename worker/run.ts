@@ -69,6 +69,7 @@ async function workersStep(
   temporal: TemporalConnections,
   agents: AgentConfig[],
   workflowBundle: { codePath: string } | { code: string },
+  botActivities: Awaited<ReturnType<typeof loadBotActivities>> | undefined,
 ): Promise<EngineWorkers> {
   return createEngineWorkers({
     connection: temporal.nativeConnection,
@@ -84,7 +85,7 @@ async function workersStep(
     client: temporal.client,
     timeZone: config.timeZone,
     timeZones: agentTimeZones(config.agents),
-    botActivities: config.activitiesPath ? await loadBotActivities(config.activitiesPath) : undefined,
+    botActivities,
     versioning: config.deploy.versioned
       ? { deploymentName: config.deploy.deploymentName, buildId: config.deploy.buildId }
       : false,
@@ -156,6 +157,9 @@ export async function runAmsflow(
     // First: the close grace of a dead worker's polls counts from here (ended-polls.ts).
     const endedPolls = new EndedPolls(new PollTickets());
     await obs.start();
+    // The bot's own activities first: a module that does not load (AMSFLOW_ACTIVITIES) is named
+    // before anything is bundled or started.
+    const botActivities = config.activitiesPath ? await loadBotActivities(config.activitiesPath) : undefined;
     const workflowBundle = await bundleStep(config);
     const dataDir = prepareDataDir(config, log, cleanups, leftovers);
     const started = await startEmbedded(config, log, cleanups, dataDir);
@@ -170,7 +174,7 @@ export async function runAmsflow(
     // The agent checks use the client's connection: none may be in flight when it closes
     // (AgentHealthMonitor.stop). Cleanups run last-in first: this one before the close.
     cleanups.push(() => obs.stopWatching());
-    const engine = await workersStep(config, obs, temporal, agents, workflowBundle);
+    const engine = await workersStep(config, obs, temporal, agents, workflowBundle, botActivities);
     cleanups.push(() => engine.closeClients());
     // Once the workers have stopped nothing talks to the simulator: its last write comes first.
     if (simulator) cleanups.push(() => simulator.close());

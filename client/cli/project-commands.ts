@@ -11,7 +11,9 @@ export const initCommand = command({
   summary: 'make a bot project of its own in <dir> (bot, test, npm start, npm test)',
   description: [
     'Writes a bot module with handlers only, its test (createBotTestEnv), package.json depending on',
-    'this amsflow, tsconfig, a jest set-up that type-checks, .gitignore and a README. Then:',
+    'this amsflow, tsconfig, a jest set-up that type-checks, .gitignore, a README, and the way to',
+    'production: a Dockerfile (Node 24) and compose.yaml running the worker against a Temporal',
+    'profile (temporal/temporal.toml, .env). Then:',
     '`cd <dir> && npm install && npm start` (web chat), `npm test`. Exit 1 when <dir> is in use.',
   ].join('\n'),
   positionals: [{ name: 'dir', what: 'the folder to make', description: 'the new project folder' }],

@@ -1,6 +1,7 @@
 /**
  * amsflow as an installed package. `npm pack` (whose prepack builds a fresh `dist/`) makes a
- * tarball of the build alone: no sources, tests, `.amsflow` or node_modules. A consumer project
+ * tarball of the build and the guides its documentation names (workflows/README.md,
+ * docs/OPERATIONS.md, ...): no sources, tests, `.amsflow` or node_modules. A consumer project
  * outside this repository installs that tarball with npm and then, without this repository's
  * tsconfig paths or bundler alias, resolves `amsflow`, `amsflow/workflows`, `amsflow/internal`,
  * `amsflow/testing` and the `amsflow` command, type-checks against the shipped declarations and
@@ -21,6 +22,7 @@ import { startSimulator, type RunningSimulator } from '../../simulator';
 import { connectDevServer, devServerAddress, uniqueTaskQueue, waitFor } from '../support/temporal';
 import { collectLines } from '../support/output-lines';
 import { cleanEnv, installConsumer, manifest, sharedTarball, root, run } from './support';
+import { BOT, GUIDES, readme } from '../../client/init-templates';
 
 /** The bot of the README's "Writing a bot" section, as written: the first ts block after it. */
 function readmeBot(): string {
@@ -206,11 +208,38 @@ describe('amsflow as an installed package', () => {
         /^(tsconfig|jest\.config|eslint\.config|package-lock)/.test(e),
     );
     expect(unwanted).toEqual([]);
-    // Everything else is the build, the web chat's static files for the simulator, and the
-    // licence if there is one.
+    // Everything else is the build, the web chat's static files for the simulator, the guides
+    // (below), and the licence if there is one.
     expect(
-      entries.filter((e) => !/^(dist|simulator\/web)\//.test(e) && e !== 'package.json' && e !== 'README.md'),
+      entries.filter(
+        (e) =>
+          !/^(dist|simulator\/web)\//.test(e) &&
+          e !== 'package.json' &&
+          e !== 'README.md' &&
+          !manifest.files.includes(e),
+      ),
     ).toEqual(readdirSync(root).filter((f) => /^(LICEN[CS]E|COPYING)/i.test(f)));
+  });
+
+  it("ships the guides that amsflow init's project, its README and the banner name", () => {
+    const guides = manifest.files.filter((f) => f.endsWith('.md'));
+    expect(guides).toEqual(expect.arrayContaining(GUIDES.map((g) => g.path)));
+    expect(guides.filter((g) => !entries.includes(g))).toEqual([]);
+    // Every node_modules/amsflow/<file> the project's files name is in the package.
+    const named = [readme('my-bot', '0.1.0'), BOT].flatMap((text) =>
+      [...text.matchAll(/node_modules\/amsflow\/([\w./-]+\.md)/g)].map((m) => m[1]),
+    );
+    expect(named.length).toBeGreaterThanOrEqual(GUIDES.length);
+    expect(named.filter((file) => !entries.includes(file))).toEqual([]);
+    // The worker's banner names docs/OPERATIONS.md where the project finds it.
+    const banner = join(installed, 'dist', 'worker', 'banner.js');
+    const shown = run(
+      process.execPath,
+      ['-p', `require(${JSON.stringify(banner)}).guidePath('docs/OPERATIONS.md')`],
+      { cwd: consumer },
+    ).trim();
+    expect(shown).toBe('node_modules/amsflow/docs/OPERATIONS.md');
+    expect(existsSync(join(consumer, shown))).toBe(true);
   });
 
   it('ships every file its exports map and bin name', () => {

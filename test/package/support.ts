@@ -25,6 +25,8 @@ export const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf
   exports: Record<string, string | { types: string; default: string }>;
   bin: Record<string, string>;
   scripts: Record<string, string>;
+  files: string[];
+  engines: { node: string };
 };
 
 /**
