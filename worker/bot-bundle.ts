@@ -17,7 +17,7 @@ import { existsSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { WORKFLOW_API_PATH, WORKFLOW_INTERCEPTOR_MODULES, workflowBundlerOptions } from './bundling';
+import { WORKFLOW_API_PATH, workflowBundlerOptions, workflowInterceptorModules } from './bundling';
 import { PAYLOAD_CONVERTER_PATH } from '../codec';
 import { AmsflowError } from '../core/amsflow-error';
 import { AmsflowErrorCodes } from '../core/error-codes';
@@ -131,6 +131,11 @@ export interface BundleBotOptions {
   handlers?: readonly string[];
   /** As `bundleWorkflowCode`'s (encryption at rest: `FAILURE_CONVERTER_PATH`). */
   failureConverterPath?: string;
+  /**
+   * Bundle tracing's workflow interceptors (workflows/engine/tracing.ts): the worker traces
+   * (`AMSFLOW_TRACING`, `OTEL_EXPORTER_OTLP_ENDPOINT`). Default false: none of it is bundled.
+   */
+  tracing?: boolean;
   /** Receives webpack's output; default none. */
   logger?: Parameters<typeof import('@temporalio/worker').bundleWorkflowCode>[0]['logger'];
 }
@@ -158,7 +163,7 @@ export async function bundleBot(options: BundleBotOptions): Promise<WorkflowBund
       // (codec/undecodable.ts); every other payload converts as with the default converter.
       payloadConverterPath: PAYLOAD_CONVERTER_PATH,
       failureConverterPath: options.failureConverterPath,
-      workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
+      workflowInterceptorModules: workflowInterceptorModules(options.tracing),
       preloadModules,
       logger: options.logger ?? { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop },
       webpackConfigHook: (config) => {

@@ -25,6 +25,19 @@ export const WORKFLOW_INTERCEPTOR_MODULES: readonly string[] = [
 ];
 
 /**
+ * Tracing's workflow interceptor module (workflows/engine/tracing.ts), bundled last and only when
+ * the worker traces: a bundle with it is different code, so a new default build id
+ * (worker/build-id.ts) and another entry in any bundle cache (keyed on {@link
+ * workflowInterceptorModules}).
+ */
+export const WORKFLOW_TRACING_MODULE = resolve(__dirname, '..', 'workflows', 'engine', 'tracing');
+
+/** The workflow interceptor modules of a bundle: {@link WORKFLOW_INTERCEPTOR_MODULES}, then tracing's when on. */
+export function workflowInterceptorModules(tracing = false): string[] {
+  return [...WORKFLOW_INTERCEPTOR_MODULES, ...(tracing ? [WORKFLOW_TRACING_MODULE] : [])];
+}
+
+/**
  * Modules evaluated once per worker thread and shared by every workflow run, instead of once per
  * run (a reused V8 context gives each run its own copy of the modules it imports, evaluated when
  * the run starts: for a handler, on every message). Only modules without per-run state may be

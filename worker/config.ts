@@ -26,6 +26,7 @@ import {
 import { DEPLOY_ENV, deployConfigOf, type DeployConfig } from './config-deploys';
 import { AmsflowError } from '../core/amsflow-error';
 import type { ObservabilityConfig } from './observability/observability-config';
+import { tracesEndpoint, tracingModeOf } from './observability/tracing-mode';
 import { loadTemporalProfile, TemporalProfileError, type TemporalProfile } from '../tools/temporal-profile';
 
 export type { ObservabilityConfig } from './observability/observability-config';
@@ -105,6 +106,16 @@ export const EnvSchema = z.object({
   /** `1`: log message bodies, at debug level only. Off by default. */
   AMSFLOW_LOG_BODIES: z.enum(['0', '1', 'true', 'false']).default('0'),
   AMSFLOW_HEALTH_CHECK_MS: z.coerce.number().int().min(100).default(15_000),
+  /**
+   * `otlp`: export OpenTelemetry traces over OTLP/HTTP (the standard `OTEL_*` variables say where);
+   * `off`: none. Unset: on when `OTEL_EXPORTER_OTLP_ENDPOINT` (or `..._TRACES_ENDPOINT`) is set.
+   */
+  AMSFLOW_TRACING: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(['off', 'otlp']))
+    .optional(),
   AMSFLOW_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(2).optional(),
   /** `id:base64key,...` (current first): encryption at rest (codec/). Unset: off. */
   AMSFLOW_ENCRYPTION_KEYS: EncryptionKeysSchema.optional(),
@@ -281,6 +292,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
       logLevel: e.AMSFLOW_LOG_LEVEL ?? (e.AMSFLOW_LOG_FORMAT === 'json' ? 'info' : 'warn'),
       logBodies: e.AMSFLOW_LOG_BODIES === '1' || e.AMSFLOW_LOG_BODIES === 'true',
       healthCheckMs: e.AMSFLOW_HEALTH_CHECK_MS,
+      ...(tracingModeOf(e.AMSFLOW_TRACING, env) === 'otlp'
+        ? { tracing: 'otlp' as const, tracesEndpoint: tracesEndpoint(env) }
+        : {}),
     },
     encryptionKeys: e.AMSFLOW_ENCRYPTION_KEYS?.length ? e.AMSFLOW_ENCRYPTION_KEYS : undefined,
     encryptionStrict: e.AMSFLOW_ENCRYPTION_STRICT,

@@ -23,6 +23,7 @@ async function main(): Promise<void> {
   const say = json ? (line: string) => obs.logger.info(line) : (line: string) => console.log(line);
   await obs.start();
   if (obs.url) say(`amsflow: metrics and health at ${obs.url} (/metrics, /healthz, /readyz)`);
+  if (obs.tracesUrl) say(`amsflow: traces to ${obs.tracesUrl} (OpenTelemetry, OTLP/HTTP)`);
   // From here on, a signal drains what has started (worker/stop-signals.ts); one during the start
   // drains it as soon as the start is over.
   const run: { running?: RunningAmsflow; stopping: boolean } = { stopping: false };

@@ -155,18 +155,33 @@ function quietRuntime(): void {
   }
 }
 
-/** Replays `histories` against `workflowBundle`; one outcome per history, in their order. */
+/**
+ * The sink a bundle with tracing's workflow interceptors calls (workflows/engine/tracing.ts): a
+ * replay exports nothing, but the sink must exist for the calls to be dropped quietly.
+ */
+const TRACING_SINKS = { exporter: { export: { fn: () => undefined } } };
+
+/**
+ * Replays `histories` against `workflowBundle`; one outcome per history, in their order.
+ * `tracing`: the bundle has tracing's workflow interceptors (`bundleBot({ tracing })`).
+ */
 export async function replayAll(
   workflowBundle: WorkflowBundleWithSourceMap,
   histories: readonly ReplayHistory[],
   dataConverter?: DataConverter,
+  tracing = false,
 ): Promise<ReplayOutcome[]> {
   // Results come in the order of the histories (one replay at a time); the code sees each
   // workflow's own id, as it did when it ran.
   quietRuntime();
   const errors: (string | undefined)[] = [];
   for await (const result of Worker.runReplayHistories(
-    { workflowBundle, dataConverter, replayName: 'amsflow-replay-check' },
+    {
+      workflowBundle,
+      dataConverter,
+      replayName: 'amsflow-replay-check',
+      ...(tracing ? { sinks: TRACING_SINKS } : {}),
+    },
     histories.map((h) => ({ workflowId: h.workflowId, history: h.history as never })),
   )) {
     errors.push(result.error ? reasonOf(result.error) : undefined);

@@ -22,6 +22,7 @@
  * - `temporal.db`: the embedded server's data when the worker serves the real service.
  * - `amsflow.pid`: held while a worker uses the data dir, so that two never share it.
  */
+import { readFileSync } from 'node:fs';
 import { Runtime } from '@temporalio/worker';
 import { resolveLimits } from '../messaging/limits';
 import type { RunningSimulator } from '../simulator';
@@ -52,15 +53,28 @@ export { botCommands, formatBanner, type BotCommand } from './banner';
 export { queueCeiling } from './engine-queues';
 
 /** The bot with amsflow's own workflows: a module without its handler starts nothing. */
-async function bundleStep(config: WorkerConfig): Promise<{ codePath: string } | { code: string }> {
-  if (config.workflowBundlePath) return { codePath: config.workflowBundlePath };
+async function bundleStep(config: WorkerConfig, log: Log): Promise<{ codePath: string } | { code: string }> {
+  const tracing = config.observability.tracing === 'otlp';
+  if (config.workflowBundlePath) {
+    // A prebuilt bundle has tracing's workflow interceptors only if it was bundled with them.
+    if (tracing && !readFileSync(config.workflowBundlePath, 'utf8').includes(TRACING_MARK)) {
+      log(
+        `amsflow: ${config.workflowBundlePath} was bundled without tracing: no workflow spans, activity spans only`,
+      );
+    }
+    return { codePath: config.workflowBundlePath };
+  }
   return bundleBot({
     workflowsPath: config.workflowsPath,
     handlers: [...new Set(config.agents.map((a) => a.handlerWorkflowType ?? DEFAULT_HANDLER_WORKFLOW_TYPE))],
     failureConverterPath: dataConverterFor(config.encryptionKeys)?.failureConverterPath,
     logger: Runtime.instance().logger,
+    tracing,
   });
 }
+
+/** A name only a bundle with tracing's workflow interceptors holds (workflows/engine/tracing.ts). */
+const TRACING_MARK = 'AgentTraceJoin';
 
 /** The workers of a run, over the process's observability. */
 async function workersStep(
@@ -160,7 +174,7 @@ export async function runAmsflow(
     // The bot's own activities first: a module that does not load (AMSFLOW_ACTIVITIES) is named
     // before anything is bundled or started.
     const botActivities = config.activitiesPath ? await loadBotActivities(config.activitiesPath) : undefined;
-    const workflowBundle = await bundleStep(config);
+    const workflowBundle = await bundleStep(config, log);
     const dataDir = prepareDataDir(config, log, cleanups, leftovers);
     const started = await startEmbedded(config, log, cleanups, dataDir);
     const { agents, simulator } = started;

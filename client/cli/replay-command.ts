@@ -90,15 +90,19 @@ export const replayCommand = command({
       throw new CommandFailure(
         `amsflow replay: nothing to replay (no history ${values.histories?.length ? 'in the files given' : `on task queue ${taskQueue(env)}`}); --allow-empty to pass anyway`,
       );
+    // Bundled as the worker of this environment bundles it: with tracing's interceptors when it traces.
+    const { tracingModeFromEnv } = await import('../../worker/observability/tracing-mode');
+    const tracing = tracingModeFromEnv(env) === 'otlp';
     const workflowBundle = await bundleBot({
       workflowsPath: values.workflows!,
+      tracing,
       handlers: [],
       failureConverterPath: dataConverter ? FAILURE_CONVERTER_PATH : undefined,
     }).catch((err: Error & { code?: string }) => {
       // A module that is missing or does not bundle: its message names the file.
       throw err.code === 'AMSFLOW_BOT_MODULE' ? new CommandFailure(`amsflow replay: ${err.message}`) : err;
     });
-    const outcomes = await check.replayAll(workflowBundle, histories, dataConverter);
+    const outcomes = await check.replayAll(workflowBundle, histories, dataConverter, tracing);
     const failed = outcomes.filter((o) => o.error !== undefined);
     // Every workflow is pinned (the agent and reminders move at continue-as-new, not by replay):
     // a failure matters only to a run moved to the new build by hand (`amsflow deploy move`).

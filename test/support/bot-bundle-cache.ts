@@ -9,7 +9,7 @@
  */
 import { tmpdir } from 'node:os';
 import { resolve, sep } from 'node:path';
-import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOW_PRELOAD_MODULES } from '../../worker/bundling';
+import { WORKFLOW_PRELOAD_MODULES, workflowInterceptorModules } from '../../worker/bundling';
 import { cachedBundleCode, inputsProbe, storeBundleCode, type BundleInputs } from './bundle-cache';
 
 type BotBundleModule = Pick<typeof import('../../worker/bot-bundle'), 'bundleBot'>;
@@ -57,7 +57,8 @@ export function cacheBotBundles(botBundle: BotBundleModule, bundling: BundlingMo
       bot: resolve(opts.workflowsPath),
       handlers: opts.handlers ?? null,
       failureConverterPath: opts.failureConverterPath ?? null,
-      interceptors: WORKFLOW_INTERCEPTOR_MODULES,
+      // Tracing's module is in the key: a traced bundle is other code.
+      interceptors: workflowInterceptorModules(opts.tracing),
       preloaded: WORKFLOW_PRELOAD_MODULES,
     };
     const code = cachedBundleCode(dir, key);

@@ -16,6 +16,8 @@ import { Readiness } from './readiness';
 import { registerSecret } from '../../core/redact';
 import { runtimeMetricsUrl } from './runtime';
 import { routeWorkflowMetrics } from './workflow-metrics-meter';
+import type { Tracing } from './tracing';
+import { tracesEndpoint } from './tracing-mode';
 
 export { AmsflowLogger } from './logger';
 export { installRuntime, runtimeMetricsUrl } from './runtime';
@@ -30,6 +32,7 @@ export class Observability {
   readonly logger: AmsflowLogger;
   private server?: MetricsServer;
   private health?: AgentHealthMonitor;
+  private tracing?: Tracing;
 
   constructor(
     readonly config: ObservabilityConfig,
@@ -48,8 +51,23 @@ export class Observability {
     return this.server?.url;
   }
 
-  /** Starts the endpoint (unless `AMSFLOW_METRICS_PORT=off`); `/readyz` says 503 until {@link running}. */
+  /** The OTLP endpoint traces go to, once started with tracing on (undefined when off). */
+  get tracesUrl(): string | undefined {
+    return this.tracing?.endpoint;
+  }
+
+  /**
+   * Starts tracing when it is on (`config.tracing`: OpenTelemetry's SDK is loaded only then) and
+   * the endpoint (unless `AMSFLOW_METRICS_PORT=off`); `/readyz` says 503 until {@link running}.
+   */
   async start(): Promise<this> {
+    if (this.config.tracing === 'otlp' && !this.tracing) {
+      const { startTracing } = await import('./tracing');
+      this.tracing = startTracing({
+        logger: this.logger,
+        endpoint: this.config.tracesEndpoint ?? tracesEndpoint(),
+      });
+    }
     if (this.config.metricsPort === 'off' || this.server) return this;
     this.server = await startMetricsServer({
       port: this.config.metricsPort,
@@ -68,14 +86,18 @@ export class Observability {
   }
 
   /**
-   * What every amsflow worker adds to its options: the activity interceptor. (Workflow-side
-   * metrics reach this registry through the Runtime's meter, routed here on the first call.)
+   * What every amsflow worker adds to its options: the activity interceptors, and with tracing on
+   * its interceptors (outermost: their span covers the others) and the workflow spans' sink.
+   * (Workflow-side metrics reach this registry through the Runtime's meter, routed here on the
+   * first call.) Call after {@link start}.
    */
-  workerOptions(): Pick<WorkerOptions, 'interceptors'> {
+  workerOptions(): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
     routeWorkflowMetrics(this.metrics);
     return {
+      ...(this.tracing ? { sinks: this.tracing.sinks } : {}),
       interceptors: {
         activity: [
+          ...(this.tracing?.activity ?? []),
           activityMetricsInterceptor({
             metrics: this.metrics,
             logger: this.logger,
@@ -121,10 +143,12 @@ export class Observability {
     await this.health?.stop();
   }
 
-  /** Closes the endpoint. */
+  /** Closes the endpoint, and exports the spans not yet exported. */
   async close(): Promise<void> {
     await this.health?.stop();
     await this.server?.close();
     this.server = undefined;
+    await this.tracing?.shutdown();
+    this.tracing = undefined;
   }
 }

@@ -16,4 +16,11 @@ export interface ObservabilityConfig {
   logBodies: boolean;
   /** `AMSFLOW_HEALTH_CHECK_MS`: between two checks of every agent's health (default 15000). */
   healthCheckMs?: number;
+  /**
+   * `otlp`: traces exported over OTLP (`AMSFLOW_TRACING=otlp`, or `OTEL_EXPORTER_OTLP_ENDPOINT`
+   * set; tracing-mode.ts). Absent or `off`: no tracing, nothing of OpenTelemetry loaded.
+   */
+  tracing?: 'off' | 'otlp';
+  /** With tracing: the OTLP/HTTP traces endpoint (tracing-mode.ts `tracesEndpoint`). */
+  tracesEndpoint?: string;
 }
