@@ -4,36 +4,23 @@
  * rules` pass. The unit tests can fail: a rule broken on purpose fails them, naming it; every alert
  * made never to fire fails them (each has series that must fire it), and so does every alert with
  * its threshold dropped (each has series present that must not fire it). Every metric the rules
- * name is one a worker serves on `/metrics`: amsflow's from a live scrape of the real endpoint (it
- * declares each family before its first sample); the Temporal runtime's show in a scrape only once
- * they happen (a failed workflow task, a throttled request), so they are checked against the
- * metrics the installed Temporal core declares, named as the live exporter names them (checked on
- * the same scrape). docs/OPERATIONS.md ("Alerts") lists the same alerts with the same PromQL.
+ * name is one a worker serves on `/metrics`, with each label they match on or group by, and each
+ * label value they match is one amsflow's code (or the Temporal core's) writes: amsflow's from a
+ * live scrape of the real endpoint (it declares each family before its first sample); the Temporal
+ * runtime's show in a scrape only once they happen (a failed workflow task, a throttled request),
+ * so they are checked against the metrics the installed Temporal core declares, named as the live
+ * exporter names them (checked on the same scrape); see test/support/exported-metrics.ts.
+ * docs/OPERATIONS.md ("Alerts") lists the same alerts with the same PromQL.
  * promtool comes from `npm run setup` (scripts/promtool.ts); without it the test fails, saying how
  * to get it.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import {
-  copyFileSync,
-  existsSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { dump, load } from 'js-yaml';
 import { findPromtool, PROMTOOL_HINT } from '../../scripts/promtool';
-import { activityMetricsInterceptor } from '../../worker/observability/activity-metrics';
-import { AmsflowMetrics } from '../../worker/observability/amsflow-metrics';
-import { AmsflowLogger } from '../../worker/observability/logger';
-import { startMetricsServer } from '../../worker/observability/metrics-server';
-import { modelMetricsInterceptor } from '../../worker/observability/model-metrics';
-import { Readiness } from '../../worker/observability/readiness';
-import { LOOPBACK } from '../../worker/private-loopback';
-import { waitFor } from '../support/temporal';
+import { exportedMetrics, matcherValues, PROMETHEUS_OWN, selectors } from '../support/exported-metrics';
 
 jest.setTimeout(120_000);
 
@@ -42,18 +29,6 @@ const DIR = join(root, 'deploy', 'prometheus');
 const RULES_FILE = 'amsflow-alerts.rules.yml';
 const TESTS_FILE = 'amsflow-alerts.test.yml';
 const OPERATIONS = join(root, 'docs', 'OPERATIONS.md');
-/** The Temporal core the worker runs, whose source ships in @temporalio/core-bridge. */
-const CORE = join(root, 'node_modules', '@temporalio', 'core-bridge', 'sdk-core', 'crates');
-const CORE_METRICS_SOURCES = [
-  'sdk-core/src/telemetry/metrics.rs',
-  'client/src/metrics.rs',
-  'common/src/telemetry/metrics.rs',
-];
-/** A process with the Temporal runtime's exporter, as a worker installs it (prints its URL). */
-const RUNTIME_CHILD = join(root, 'test', 'worker', 'observability', 'runtime-metrics-child.ts');
-/** Series Prometheus makes itself for every target it scrapes. */
-const PROMETHEUS_OWN = new Set(['up']);
-
 interface AlertRule {
   alert: string;
   expr: string;
@@ -100,98 +75,6 @@ const failingAlerts = (output: string): string[] =>
 function threshold(expr: string): { left: string; op: string; value: string } | undefined {
   const m = /^([\s\S]*\S)\s+(==|!=|>=|<=|>|<)\s+(-?\d+(?:\.\d+)?)$/.exec(expr.trim());
   return m ? { left: m[1], op: m[2], value: m[3] } : undefined;
-}
-
-/** A metric selector in PromQL: the metric's name and its label matchers. */
-interface Selector {
-  name: string;
-  matchers: { label: string; op: string; value: string }[];
-}
-
-const TOKEN =
-  /\s+|"(?:[^"\\]|\\.)*"|\{[^}]*\}|\[[^\]]*\]|[A-Za-z_:][\w:]*|\d+(?:\.\d+)?(?:e[+-]?\d+)?[smhdwy]?|==|!=|>=|<=|[-+*/%^<>(),]/y;
-/** Words that are not metric names: binary and set operators, modifiers, the number literals. */
-const KEYWORDS = new Set(['and', 'or', 'unless', 'offset', 'bool', 'atan2', 'Inf', 'NaN', 'inf', 'nan']);
-/** Words followed by a list of label names in parentheses. */
-const LABEL_LISTS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right']);
-
-/** The metric selectors of a PromQL expression (a small tokenizer: enough for these rules). */
-function selectors(expr: string): Selector[] {
-  const tokens: string[] = [];
-  TOKEN.lastIndex = 0;
-  while (TOKEN.lastIndex < expr.length) {
-    const at = TOKEN.lastIndex;
-    const m = TOKEN.exec(expr);
-    if (!m) throw new Error(`cannot read PromQL at "${expr.slice(at, at + 20)}" in ${expr}`);
-    if (m[0].trim()) tokens.push(m[0]);
-  }
-  const found: Selector[] = [];
-  for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i];
-    if (!/^[A-Za-z_:]/.test(token) || KEYWORDS.has(token)) continue;
-    if (LABEL_LISTS.has(token)) {
-      if (tokens[i + 1] === '(') i = tokens.indexOf(')', i);
-      continue;
-    }
-    // A function, or an aggregation (`sum(...)`, `sum by (...) (...)`).
-    if (tokens[i + 1] === '(' || LABEL_LISTS.has(tokens[i + 1])) continue;
-    const block = tokens[i + 1]?.startsWith('{') ? tokens[i + 1] : '';
-    const matchers = [...block.matchAll(/(\w+)\s*(=~|!~|!=|=)\s*"((?:[^"\\]|\\.)*)"/g)].map((m) => ({
-      label: m[1],
-      op: m[2],
-      value: m[3],
-    }));
-    found.push({ name: token, matchers });
-  }
-  return found;
-}
-
-/** The literal label values a matcher names (a regex's alternatives). */
-const matcherValues = (m: Selector['matchers'][number]): string[] =>
-  m.op === '=~' || m.op === '!~' ? m.value.split('|') : [m.value];
-
-type Kind = 'counter' | 'gauge' | 'histogram';
-
-/** The sample names a family of `kind` has in the exposition format. */
-function sampleNames(family: string, kind: string): string[] {
-  return kind === 'histogram' ? ['_bucket', '_sum', '_count'].map((s) => family + s) : [family];
-}
-
-/** Families (`# TYPE` lines) of a scrape, by name. */
-function families(scrape: string): Map<string, string> {
-  return new Map([...scrape.matchAll(/^# TYPE (\S+) (\w+)$/gm)].map((m) => [m[1], m[2]]));
-}
-
-/**
- * The metrics the installed Temporal core declares, named as its Prometheus exporter names them for
- * amsflow's runtime (worker/observability/runtime.ts): `temporal_` before the name, `_total` after a
- * counter's. Read from the core's source, where each is `<kind>(MetricParameters { name: ... })`.
- */
-function coreCatalogue(): { families: Map<string, Kind>; source: string } {
-  const paths = CORE_METRICS_SOURCES.map((p) => join(CORE, p));
-  const missing = paths.filter((p) => !existsSync(p));
-  if (missing.length)
-    throw new Error(`the Temporal core's metrics source is not where it was: ${missing.join(', ')}`);
-  const source = paths.map((p) => readFileSync(p, 'utf8')).join('\n');
-  const constants = new Map(
-    [...source.matchAll(/\b(?:const|static) ([A-Z_]+): &str =\s*"(\w+)";/g)].map((m) => [m[1], m[2]]),
-  );
-  const out = new Map<string, Kind>();
-  for (const m of source.matchAll(
-    /\b(\w+)\s*\(\s*MetricParameters\s*\{\s*name:\s*(?:"(\w+)"|([A-Z_]+))\.into\(\)/g,
-  )) {
-    const name = m[2] ?? constants.get(m[3]);
-    if (!name) throw new Error(`the core's metric ${m[3]} has no name in its source`);
-    const kind: Kind | undefined = m[1].startsWith('counter')
-      ? 'counter'
-      : m[1].startsWith('histogram')
-        ? 'histogram'
-        : m[1].startsWith('gauge') || m[1].startsWith('up_down_counter')
-          ? 'gauge'
-          : undefined;
-    if (kind) out.set(`temporal_${name}${kind === 'counter' ? '_total' : ''}`, kind);
-  }
-  return { families: out, source };
 }
 
 /** The words of amsflow's code that writes metrics and their label values. */
@@ -315,52 +198,6 @@ describe('the alert rules (deploy/prometheus/amsflow-alerts.rules.yml)', () => {
 
 describe('the metrics the rules name', () => {
   const used = alertsOf(readRules()).flatMap((a) => selectors(a.expr).map((s) => ({ alert: a.alert, ...s })));
-  let runtime: ChildProcess | undefined;
-  afterAll(() => runtime?.stdin?.end());
-
-  /** A scrape of `/metrics` as a worker serves it: amsflow's families, then the Temporal runtime's. */
-  async function liveScrape(): Promise<string> {
-    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', RUNTIME_CHILD], {
-      cwd: root,
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
-    runtime = child;
-    const runtimeUrl = await new Promise<string>((resolveUrl, reject) => {
-      let out = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        if (out.includes('\n')) resolveUrl((JSON.parse(out.split('\n')[0]) as { url: string }).url);
-      });
-      child.once('exit', (code) =>
-        reject(new Error(`the runtime's process exited (${code}) before reporting`)),
-      );
-    });
-    // The worker's registry as Observability.workerOptions() leaves it (the interceptors register
-    // the families only they record).
-    const metrics = new AmsflowMetrics();
-    const logger = new AmsflowLogger({ format: 'json', level: 'error', stream: { write: () => {} } });
-    activityMetricsInterceptor({ metrics, logger, logBodies: false });
-    modelMetricsInterceptor({ metrics, logger });
-    const server = await startMetricsServer({
-      port: 0,
-      host: LOOPBACK,
-      registry: metrics.registry,
-      readiness: new Readiness(),
-      runtimeMetricsUrl: () => runtimeUrl,
-    });
-    try {
-      return await waitFor(
-        "the runtime's request counter in the scrape",
-        async () => {
-          const body = await (await fetch(`${server.url}/metrics`)).text();
-          return /^temporal_request_total\b/m.test(body) && body;
-        },
-        { timeoutMs: 30_000, intervalMs: 250 },
-      );
-    } finally {
-      await server.close();
-    }
-  }
 
   it('are found in the rules (the PromQL reader works)', () => {
     const names = new Set(used.map((s) => s.name));
@@ -376,14 +213,14 @@ describe('the metrics the rules name', () => {
       expect(names).toContain(name);
     expect([...names].filter((n) => /^(sum|max|min|by|increase|rate|offset|le|agent)$/.test(n))).toEqual([]);
     expect(selectors('sum by (a, le) (rate(x_bucket{l=~"p|q"}[5m] offset 1h)) unless on (a) y > 2')).toEqual([
-      { name: 'x_bucket', matchers: [{ label: 'l', op: '=~', value: 'p|q' }] },
-      { name: 'y', matchers: [] },
+      { name: 'x_bucket', matchers: [{ label: 'l', op: '=~', value: 'p|q' }], grouping: ['a', 'le'] },
+      { name: 'y', matchers: [], grouping: [] },
     ]);
   });
 
-  it('are metrics a worker serves on /metrics, with label values it writes', async () => {
-    const scrape = families(await liveScrape());
-    const core = coreCatalogue();
+  it('are metrics a worker serves on /metrics, with the labels and label values it writes', async () => {
+    const exported = await exportedMetrics();
+    const { scraped: scrape, core } = exported;
     // The live exporter names the runtime's metrics as the catalogue does (prefix, `_total`, kind).
     const liveRuntime = [...scrape].filter(([name]) => name.startsWith('temporal_'));
     expect(liveRuntime.map(([name]) => name)).toEqual(
@@ -395,11 +232,10 @@ describe('the metrics the rules name', () => {
     expect(scrape.get('amsflow_agent_status')).toBe('gauge');
     expect(scrape.get('amsflow_inbound_misfits_total')).toBe('counter');
 
-    const served = new Set<string>();
-    for (const [family, kind] of [...scrape, ...core.families])
-      for (const sample of sampleNames(family, kind)) served.add(sample);
-    const unknown = used.filter((s) => !served.has(s.name) && !PROMETHEUS_OWN.has(s.name));
-    expect(unknown.map((s) => `${s.alert}: ${s.name}`)).toEqual([]);
+    const uses = used.map((s) => ({ ...s, where: s.alert }));
+    expect(exported.unknownMetrics(uses)).toEqual([]);
+    // Each label matched on or grouped by is on the metric (its samples in the scrape).
+    expect(exported.unknownLabels(uses)).toEqual([]);
 
     // A label value nobody writes would make its alert silent for ever: each must be in the code
     // that writes the metric (the core's source for temporal_*, amsflow's own for amsflow_*).
