@@ -6,7 +6,7 @@
 # worker talking to the cluster at TEMPORAL_ADDRESS never uses.
 # Configuration: the environment variables of worker/config.ts (see .env.example).
 
-FROM node:20.20.2-bookworm-slim AS build
+FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
@@ -25,7 +25,7 @@ COPY core ./core
 COPY examples/reference ./examples/reference
 RUN npm run build
 
-FROM node:20.20.2-bookworm-slim AS runtime
+FROM node:24.21.0-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     AMSFLOW_METRICS_PORT=9464 \
     AMSFLOW_METRICS_HOST=0.0.0.0
