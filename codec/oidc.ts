@@ -4,9 +4,18 @@
  * against the issuer's published keys (discovered from `<issuer>/.well-known/openid-configuration`,
  * or a `jwksUri` given), the audience, and optionally Temporal's `permissions` claim for the
  * namespace asked for. The same tokens Temporal's own JWT authorizer accepts.
+ *
+ * The documents are fetched here (parsed with zod, the key set kept and refreshed on amsflow's
+ * terms); the token itself is verified by `jose` (signature with the asymmetric algorithms an
+ * issuer signs with, never `none` or an HMAC whose "secret" would be a public key; issuer,
+ * audience, validity window with a minute's leeway), its refusals said in one line.
  */
+import { createLocalJWKSet, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
 import { z } from 'zod';
-import { JwkSchema, JwtError, verifyJwt, type Jwk, type JwtClaims } from './jwt';
+
+/** One key of a JWK set, as far as zod goes; the rest is jose's to read. */
+const JwkSchema = z.object({ kty: z.string(), kid: z.string().optional() }).passthrough();
+type Jwk = z.infer<typeof JwkSchema>;
 
 /** Options of {@link OidcVerifier}. */
 export interface OidcOptions {
@@ -36,6 +45,46 @@ const KEYS_TTL_MS = 10 * 60_000;
 const REFETCH_AFTER_MS = 30_000;
 const FETCH_TIMEOUT_MS = 5_000;
 
+/** The algorithms accepted: an issuer's asymmetric ones only. */
+const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+/** Clock skew tolerated on `exp` and `nbf`, seconds. */
+const LEEWAY_S = 60;
+
+/** Why a token is refused, in one line (never the token); `unknownKey`: worth one refresh of the keys. */
+export function tokenRefusal(
+  err: unknown,
+  token: string,
+  audience?: string,
+): { reason: string; unknownKey: boolean } | undefined {
+  const header = (() => {
+    try {
+      return decodeProtectedHeader(token);
+    } catch {
+      return undefined;
+    }
+  })();
+  const said = (reason: string, unknownKey = false) => ({ reason, unknownKey });
+  if (err instanceof errors.JWKSNoMatchingKey || err instanceof errors.JWKSMultipleMatchingKeys)
+    return said(`no key of the issuer fits the token (kid ${JSON.stringify(header?.kid ?? null)})`, true);
+  if (err instanceof errors.JWTExpired) return said('the token has expired');
+  if (err instanceof errors.JWTClaimValidationFailed) {
+    const payload = err.payload;
+    if (err.claim === 'nbf') return said('the token is not valid yet');
+    if (err.claim === 'iss') return said(`the token's issuer is ${JSON.stringify(payload.iss ?? null)}`);
+    if (err.claim === 'aud')
+      return said(`the token is not for the audience ${JSON.stringify(audience ?? null)}`);
+    return said(`the token's claim ${err.claim} ${err.reason === 'missing' ? 'is missing' : 'is not valid'}`);
+  }
+  if (err instanceof errors.JWSSignatureVerificationFailed)
+    return said("the token's signature does not verify");
+  if (err instanceof errors.JOSEAlgNotAllowed || err instanceof errors.JOSENotSupported)
+    return said(`the token's algorithm ${JSON.stringify(header?.alg ?? null)} is not accepted`);
+  if (err instanceof errors.JWKInvalid) return said("the issuer's key is not a usable public key");
+  if (err instanceof errors.JWSInvalid || err instanceof errors.JWTInvalid)
+    return said('the token is not a signed JWT (three base64url parts, JSON claims)');
+  return undefined;
+}
+
 /** Why a URL may not carry the check's traffic (keys must come over https off this machine). */
 export function oidcUrlProblem(value: string, what: string): string | undefined {
   let url: URL;
@@ -58,7 +107,7 @@ async function fetchJson<T>(url: string, schema: z.ZodType<T>, what: string): Pr
 }
 
 /** Whether `claims` grant a role in `namespace` through `claim` (Temporal's permission strings). */
-export function grantsNamespace(claims: JwtClaims, claim: string, namespace: string): boolean {
+export function grantsNamespace(claims: JWTPayload, claim: string, namespace: string): boolean {
   const granted = (claims as Record<string, unknown>)[claim];
   if (!Array.isArray(granted)) return false;
   return granted.some(
@@ -107,22 +156,35 @@ export class OidcVerifier {
     return this.fetching;
   }
 
+  /** The claims of `token` verified against `keys`. */
+  private async verify(token: string, keys: Jwk[]): Promise<JWTPayload> {
+    const { payload } = await jwtVerify(token, createLocalJWKSet({ keys }), {
+      issuer: this.options.issuer,
+      audience: this.options.audience,
+      algorithms: ALGORITHMS,
+      clockTolerance: LEEWAY_S,
+      requiredClaims: ['exp'],
+    });
+    return payload;
+  }
+
   /**
    * Undefined when `token` is valid (for `namespace`, if the permissions claim is checked), else
    * why not. Throws when the issuer's keys cannot be fetched.
    */
   async refusal(token: string, namespace: string | undefined): Promise<string | undefined> {
-    const expected = { issuer: this.options.issuer, audience: this.options.audience };
-    let claims: JwtClaims;
+    let claims: JWTPayload;
     try {
-      claims = verifyJwt(token, await this.keySet(false), expected);
+      claims = await this.verify(token, await this.keySet(false));
     } catch (err) {
-      if (!(err instanceof JwtError)) throw err;
-      if (!err.unknownKey) return err.message;
+      const refused = tokenRefusal(err, token, this.options.audience);
+      if (!refused) throw err;
+      if (!refused.unknownKey) return refused.reason;
       try {
-        claims = verifyJwt(token, await this.keySet(true), expected);
+        claims = await this.verify(token, await this.keySet(true));
       } catch (again) {
-        if (again instanceof JwtError) return again.message;
+        const still = tokenRefusal(again, token, this.options.audience);
+        if (still) return still.reason;
         throw again;
       }
     }

@@ -1,5 +1,5 @@
 /**
- * The codec server's OIDC check (codec/oidc.ts, codec/jwt.ts), as the Temporal UI uses it with
+ * The codec server's OIDC check (codec/oidc.ts, the token verified by jose), as the Temporal UI uses it with
  * `passAccessToken`: an issuer on this machine (its discovery document and key set over real
  * HTTP, keys made here) signs access tokens; the codec server accepts valid ones of its audience,
  * and refuses expired, foreign, forged, unsigned and HMAC-confused ones, and tokens that grant
