@@ -11,6 +11,7 @@
  * before the service's does, so a paced burst never meets a 429. The price is one round trip:
  * the 13th call of a burst leaves `windowMs` after the first call's answer arrived.
  */
+import { SlidingWindow } from '../core/sliding-window';
 import { type Clock, systemClock } from './clock';
 
 export interface RateLimiterOptions {
@@ -31,8 +32,8 @@ export class RollingWindowLimiter {
   readonly limit: number;
   readonly windowMs: number;
   private readonly clock: Clock;
-  /** Finish times of recent calls, ascending (the clock is monotonic). */
-  private readonly finished: number[] = [];
+  /** Finish times of recent calls (the agent workflow's sliding window, core/sliding-window.ts). */
+  private readonly finished: SlidingWindow;
   private inFlight = 0;
   private readonly waiters: Waiter[] = [];
   private cancelTimer: (() => void) | undefined;
@@ -49,12 +50,12 @@ export class RollingWindowLimiter {
     this.limit = options.limit;
     this.windowMs = options.windowMs;
     this.clock = options.clock ?? systemClock;
+    this.finished = new SlidingWindow(this.limit, this.windowMs);
   }
 
   /** Calls counted in the current window, including those in flight. */
   get used(): number {
-    this.prune();
-    return this.finished.length + this.inFlight;
+    return this.limit - this.finished.room(this.clock.now()) + this.inFlight;
   }
 
   /** Callers waiting for a slot. */
@@ -72,7 +73,7 @@ export class RollingWindowLimiter {
       return await fn();
     } finally {
       this.inFlight -= 1;
-      this.finished.push(this.clock.now());
+      this.finished.record(this.clock.now());
       this.pump();
     }
   }
@@ -103,25 +104,21 @@ export class RollingWindowLimiter {
     });
   }
 
-  private prune(): void {
-    const now = this.clock.now();
-    // A call finished at t counts while now < t + windowMs.
-    while (this.finished.length > 0 && this.finished[0] + this.windowMs <= now) this.finished.shift();
-  }
-
   private hasRoom(): boolean {
-    this.prune();
-    return this.finished.length + this.inFlight < this.limit;
+    // A call finished at t counts while now < t + windowMs.
+    return this.finished.room(this.clock.now()) > this.inFlight;
   }
 
   private pump(): void {
     this.cancelTimer?.();
     this.cancelTimer = undefined;
     while (this.waiters.length > 0 && this.hasRoom()) this.waiters.shift()!.grant();
-    if (this.waiters.length === 0 || this.finished.length === 0) return;
-    // Full: wake exactly when the oldest recorded call ages out. (If every slot is in flight,
-    // the next completion pumps instead.) Timers may fire a little early; pump re-checks.
-    const wait = Math.max(1, this.finished[0] + this.windowMs - this.clock.now());
+    const now = this.clock.now();
+    // Every slot in flight: the next completion pumps instead.
+    if (this.waiters.length === 0 || this.inFlight >= this.limit) return;
+    // Full: wake exactly when enough recorded calls aged out for one more. Timers may fire a
+    // little early; pump re-checks.
+    const wait = Math.max(1, this.finished.delayKeeping(now, this.inFlight));
     this.cancelTimer = this.clock.setTimer(() => {
       this.cancelTimer = undefined;
       this.pump();

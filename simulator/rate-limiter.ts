@@ -1,3 +1,4 @@
+import { SlidingWindow } from '../core/sliding-window';
 import type { SimClock } from './clock';
 import type { SimulatorLimits } from './options';
 import type { Endpoint } from './wire';
@@ -16,12 +17,13 @@ const LIMIT_OF: Partial<Record<Endpoint, keyof Omit<SimulatorLimits, 'windowMs'>
 export type Admission = { admitted: true } | { admitted: false; retryAfterSimMs: number };
 
 /**
- * Per-agent rolling-window counters, one per endpoint. Only admitted requests are recorded:
- * a request answered 429 does not push the window further out (the common reading of "N per
- * minute"; see README).
+ * Per-agent rolling-window counters, one per endpoint (the sliding window the agent workflow
+ * paces itself with: core/sliding-window.ts). Only admitted requests are recorded: a request
+ * answered 429 does not push the window further out (the common reading of "N per minute"; see
+ * README).
  */
 export class RateLimiter {
-  private readonly windows = new Map<string, number[]>();
+  private readonly windows = new Map<string, SlidingWindow>();
 
   constructor(
     private readonly clock: SimClock,
@@ -31,17 +33,16 @@ export class RateLimiter {
   admit(agentId: string, endpoint: Endpoint): Admission {
     const limitName = LIMIT_OF[endpoint];
     if (!limitName) return { admitted: true };
-    const limit = this.limits[limitName];
     const key = `${agentId}\u0000${endpoint}`;
-    const now = this.clock.now();
-    const since = now - this.limits.windowMs;
-    const stamps = (this.windows.get(key) ?? []).filter((t) => t > since);
-    if (stamps.length >= limit) {
-      this.windows.set(key, stamps);
-      return { admitted: false, retryAfterSimMs: stamps[0] + this.limits.windowMs - now };
+    let window = this.windows.get(key);
+    if (!window) {
+      window = new SlidingWindow(this.limits[limitName], this.limits.windowMs);
+      this.windows.set(key, window);
     }
-    stamps.push(now);
-    this.windows.set(key, stamps);
+    const now = this.clock.now();
+    const wait = window.delay(now);
+    if (wait > 0) return { admitted: false, retryAfterSimMs: wait };
+    window.record(now);
     return { admitted: true };
   }
 
