@@ -5,12 +5,14 @@
  * `go install` from the Go module at the version deploy/versions.json pins (the one
  * docker-compose.yml runs), into a folder outside the clone (scripts/cluster-tools.ts), with that
  * module's PostgreSQL schema files beside them; toxiproxy's server (the cluster chaos run's network
- * faults) built the same way from its Go module, into a folder beside them. Builds are skipped when
- * the binaries are there.
+ * faults) built the same way from its Go module, into a folder beside them; the OpenTelemetry
+ * Collector that the tracing test exports to, built with `go build` from our Go module in
+ * tools/otelcol (scripts/otelcol.ts), into a folder beside them too. Builds are skipped when the
+ * binaries are there.
  * A missing prerequisite fails with a message saying what to install; nothing is skipped quietly.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   CLUSTER_VERSIONS,
@@ -24,6 +26,7 @@ import {
   toxiproxyDir,
   toxiproxyPath,
 } from './cluster-tools';
+import { OTELCOL_GO_MODULE, OTELCOL_MODULE_DIR, otelcolDir, otelcolPath, otelcolVersion } from './otelcol';
 
 class SetupError extends Error {}
 
@@ -39,9 +42,9 @@ function step<T>(name: string, run: () => T): T {
   return result;
 }
 
-function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): string {
+function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env, cwd?: string): string {
   try {
-    return execFileSync(command, args, { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    return execFileSync(command, args, { env, cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (err) {
     const e = err as { stderr?: string; message: string };
     const tail = (e.stderr ?? '').trim().split('\n').slice(-15).join('\n');
@@ -146,6 +149,45 @@ function buildToxiproxy(): void {
   }
 }
 
+/**
+ * The OpenTelemetry Collector: `go build` of tools/otelcol (its go.mod and go.sum pin every module;
+ * -mod=readonly, so a module missing from them fails instead of being added), into a temporary file
+ * renamed into place, so that an interrupted build leaves no binary behind.
+ */
+function buildOtelcol(): void {
+  const path = otelcolPath();
+  if (isExecutable(path)) {
+    log(`OpenTelemetry Collector: ${path} (already built)`);
+    return;
+  }
+  const partial = `${path}.partial`;
+  step(`go build tools/otelcol (OpenTelemetry Collector v${otelcolVersion()})`, () => {
+    mkdirSync(join(path, '..'), { recursive: true });
+    const args = [
+      'build',
+      '-mod=readonly',
+      '-trimpath',
+      '-buildvcs=false',
+      '-ldflags=-s -w',
+      '-o',
+      partial,
+      '.',
+    ];
+    try {
+      run('go', args, goEnv(), OTELCOL_MODULE_DIR);
+    } catch (err) {
+      rmSync(partial, { force: true });
+      throw err;
+    }
+    renameSync(partial, path);
+  });
+  const module = `${OTELCOL_GO_MODULE}\tv${otelcolVersion()}`;
+  if (!run('go', ['version', '-m', path], goEnv()).includes(module)) {
+    throw new SetupError(`${path} was not built with ${module.replace('\t', '@')}`);
+  }
+  log(`OpenTelemetry Collector: ${path} (${(statSync(path).size / 1e6).toFixed(1)} MB)`);
+}
+
 function copySchema(moduleDir: string): void {
   const target = clusterToolPaths().schemaDir;
   if (existsSync(join(target, 'visibility', 'versioned'))) return;
@@ -157,7 +199,7 @@ function copySchema(moduleDir: string): void {
 function main(): void {
   const started = Date.now();
   log(
-    `Temporal server v${CLUSTER_VERSIONS.temporalServer}, PostgreSQL and toxiproxy v${CLUSTER_VERSIONS.toxiproxy}, tools in ${clusterToolsDir()} and ${toxiproxyDir()}`,
+    `Temporal server v${CLUSTER_VERSIONS.temporalServer}, PostgreSQL, toxiproxy v${CLUSTER_VERSIONS.toxiproxy} and the OpenTelemetry Collector v${otelcolVersion()}, tools in ${clusterToolsDir()}, ${toxiproxyDir()} and ${otelcolDir()}`,
   );
   step('PostgreSQL', ensurePostgres);
   step('Go', ensureGo);
@@ -165,7 +207,8 @@ function main(): void {
   step('Temporal binaries', buildBinaries);
   step('schema files', () => copySchema(moduleDir));
   step('toxiproxy', buildToxiproxy);
-  const tools = { ...findClusterTools(), toxiproxy: toxiproxyPath() };
+  step('OpenTelemetry Collector', buildOtelcol);
+  const tools = { ...findClusterTools(), toxiproxy: toxiproxyPath(), otelcol: otelcolPath() };
   writeFileSync(
     join(clusterToolsDir(), 'installed.json'),
     JSON.stringify({ versions: CLUSTER_VERSIONS, tools, at: new Date().toISOString() }, null, 2),

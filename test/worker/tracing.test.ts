@@ -7,38 +7,34 @@
  * the agent's token are nowhere in what was sent. Histories recorded with tracing on replay with
  * and without it, and the committed histories (recorded without) replay with it.
  */
-import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { startSimulator, type RunningSimulator } from '../../simulator';
 import { bundleBot } from '../../worker/bot-bundle';
 import { loadConfig } from '../../worker/config';
 import { Observability } from '../../worker/observability';
 import { replayAll } from '../../worker/replay-check';
-import { runAmsflow } from '../../worker/run';
 import { historiesDir, recordedWorkflowIds, workflowIdsFile } from '../support/histories';
-import { connectDevServer, devServerAddress, uniqueTaskQueue } from '../support/temporal';
+import { connectDevServer } from '../support/temporal';
+import {
+  attr,
+  BOT,
+  echoThroughWorker,
+  spansIn,
+  startTracedAgent,
+  tracedWorkerConfig,
+  uniqueAgentId,
+  type TracedAgent,
+} from '../support/traced-echo';
 
 const TOKEN = 'trace-token-4d1e8b0c';
-const AGENT = `trc${randomUUID().slice(0, 8)}`;
-const TEXT = 'echo secret-words-5b7c';
-const BOT = require.resolve('../../examples/reference/bot');
+const AGENT = uniqueAgentId('trc');
 
-/** One span as OTLP/JSON carries it. */
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  attributes?: { key: string; value: Record<string, unknown> }[];
-}
-
-/** A local OTLP/HTTP endpoint: every request's raw body, and the spans decoded from them. */
+/** A local OTLP/HTTP endpoint: every request's raw body. */
 let receiver: Server;
 const bodies: string[] = [];
-let sim: RunningSimulator;
+let agent: TracedAgent;
 
 beforeAll(async () => {
   receiver = createServer((req, res) => {
@@ -50,44 +46,14 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((ok) => receiver.listen(0, '127.0.0.1', ok));
-  sim = await startSimulator({
-    port: 0,
-    agents: [{ id: AGENT, token: TOKEN, creator: 'user:7', creatorName: 'H' }],
-  });
+  agent = await startTracedAgent(AGENT, TOKEN);
 });
 
 afterAll(async () => {
-  await sim?.close();
+  await agent?.close();
   await new Promise((ok) => receiver?.close(ok));
-  const temporal = await connectDevServer();
-  await temporal.client.workflow
-    .getHandle(`agent:${AGENT}`)
-    .terminate('test over')
-    .catch(() => undefined);
-  await temporal.close();
 });
 
-function spansOf(): OtlpSpan[] {
-  return bodies.flatMap((body) => {
-    const req = JSON.parse(body) as {
-      resourceSpans: { scopeSpans: { spans: OtlpSpan[] }[] }[];
-    };
-    return req.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans));
-  });
-}
-
-function attr(span: OtlpSpan | undefined, key: string): unknown {
-  const value = span?.attributes?.find((a) => a.key === key)?.value;
-  if (!value) return undefined;
-  if ('arrayValue' in value) {
-    return ((value.arrayValue as { values?: Record<string, unknown>[] }).values ?? []).map(
-      (v) => v.stringValue,
-    );
-  }
-  return value.stringValue ?? value.intValue ?? value.boolValue;
-}
-
-const taskQueue = uniqueTaskQueue('trace');
 let handlerId = '';
 
 describe('without an OTLP endpoint', () => {
@@ -113,35 +79,10 @@ describe('without an OTLP endpoint', () => {
 describe('a worker with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
   it('exports one trace per message: the poll that read it, the handler, the send', async () => {
     const port = (receiver.address() as AddressInfo).port;
-    const env: NodeJS.ProcessEnv = {
-      AMS_TOKEN: TOKEN,
-      AMS_BASE_URL: sim.url,
-      AMSFLOW_AGENT: AGENT,
-      AMSFLOW_TASK_QUEUE: taskQueue,
-      AMSFLOW_WORKFLOWS: BOT,
-      TEMPORAL_ADDRESS: devServerAddress(),
-      AMSFLOW_METRICS_PORT: 'off',
-      AMSFLOW_DEPLOYMENT: 'off',
-      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
-    };
-    const config = loadConfig(env);
+    const config = tracedWorkerConfig(agent, `http://127.0.0.1:${port}`);
     expect(config.observability.tracing).toBe('otlp');
-    const running = await runAmsflow(config, () => undefined);
-    try {
-      await sim.control.humanText(TEXT, { agent: AGENT });
-      await sim.control.waitFor(
-        (c) => c.conversation(AGENT),
-        (chat) =>
-          chat.entries.some(
-            (e) => e.direction === 'out' && (e.payload as { body?: string }).body === 'secret-words-5b7c',
-          ),
-        { timeoutMs: 60_000, intervalMs: 200 },
-      );
-    } finally {
-      // The drain exports what is left.
-      await running.shutdown();
-    }
-    const spans = spansOf();
+    await echoThroughWorker(agent, config, 'secret-words-5b7c');
+    const spans = spansIn(bodies);
     const handler = spans.find(
       (s) => s.name === 'RunWorkflow:onMessage' && attr(s, 'amsflow.agent') === AGENT,
     );
