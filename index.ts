@@ -1,6 +1,9 @@
 /**
  * amsflow: a durable automation engine for agents on the Agent Messaging Service.
- * The public API, grouped by audience. Workflow code imports `amsflow/workflows` instead.
+ * The client API, grouped by audience: what an application or an operator's script imports. It
+ * loads no Temporal worker (`import 'amsflow'` never loads `@temporalio/worker`'s native core):
+ * running workers is `amsflow/worker`; workflow code imports `amsflow/workflows`; tests
+ * `amsflow/testing`.
  */
 
 // The service client (usable on its own, without Temporal)
@@ -47,25 +50,6 @@ export { readMemory, forgetMemory } from './client/memory';
 export type { MemoryView, MemoryTurn, ChatMessage } from './protocol/models';
 export { textMessage, mediaMessage } from './workflows/author/builders';
 
-// Running workers
-export { runAmsflow, queueCeiling, type RunningAmsflow } from './worker/run';
-// A bot's workflow bundle with amsflow's own workflows (what the worker builds; for AMSFLOW_WORKFLOW_BUNDLE)
-export { bundleBot, BotModuleError, ENGINE_WORKFLOWS, type BundleBotOptions } from './worker/bot-bundle';
-export { loadConfig, ConfigError, type WorkerConfig, type AgentConfig } from './worker/config';
-export { startDevServer, freePort, PortInUseError } from './worker/dev-server';
-export type { DevServerOptions, RunningDevServer } from './worker/dev-server';
-export { createActivities, type Activities, type ClientRegistry } from './activities';
-export {
-  createScheduleActivities,
-  type ScheduleActivities,
-  type ScheduleActivityOptions,
-} from './activities/schedules';
-export {
-  createModelActivities,
-  type ModelActivities,
-  type ModelActivityOptions,
-  type WorkerModel,
-} from './activities/model-calls';
 export { ActivityFailureTypes, SEND_FAILURE_TYPES } from './protocol/failures';
 
 // Encryption at rest (AMSFLOW_ENCRYPTION_KEYS): an application's own Temporal client needs the same

@@ -44,6 +44,7 @@ module.exports = {
   // The package's own names, as a bot imports them (tsconfig paths do the same for tsc).
   moduleNameMapper: {
     '^amsflow$': '<rootDir>/index.ts',
+    '^amsflow/worker$': '<rootDir>/worker/index.ts',
     '^amsflow/workflows$': '<rootDir>/workflows/index.ts',
     '^amsflow/testing$': '<rootDir>/testing/index.ts',
   },

@@ -6,7 +6,7 @@
  * tsconfig paths or bundler alias, resolves `amsflow`, `amsflow/workflows`, `amsflow/internal`,
  * `amsflow/testing` and the `amsflow` command, type-checks against the shipped declarations and
  * bundles a workflow module that imports `amsflow/workflows`. Finally the consumer runs the README's
- * bot with amsflow's public API (`runAmsflow(loadConfig())` from `amsflow`, in a process of its
+ * bot with amsflow's public API (`runAmsflow(loadConfig())` from `amsflow/worker`, in a process of its
  * own, configured by the documented variables) against the suite's Temporal dev server and a
  * simulator, and the signup conversation is held to its end.
  *
@@ -33,7 +33,8 @@ function readmeBot(): string {
 }
 
 /** An application's side: the other entry points' names and types. */
-const APP = `import { ensureAgent, runAmsflow, textMessage, type RunningAmsflow } from 'amsflow';
+const APP = `import { ensureAgent, textMessage } from 'amsflow';
+import { runAmsflow, type RunningAmsflow } from 'amsflow/worker';
 import { DEFAULT_TUNING, type AgentTuning } from 'amsflow/internal';
 import { createBotTestEnv } from 'amsflow/testing';
 export const tuning: AgentTuning = DEFAULT_TUNING;
@@ -71,7 +72,7 @@ bundleWorkflowCode({ ...bundlerOptions, workflowsPath: require.resolve('./bot.ts
  * The consumer's own start script: amsflow from the installed package, through its public API,
  * configured by the environment (TEMPORAL_ADDRESS, AMS_*, AMSFLOW_*), stopped by SIGINT.
  */
-const RUN_BOT = `const { loadConfig, runAmsflow } = require('amsflow');
+const RUN_BOT = `const { loadConfig, runAmsflow } = require('amsflow/worker');
 runAmsflow(loadConfig(), (line) => console.log(line))
   .then((running) => {
     const stop = () => void running.shutdown();
@@ -268,18 +269,23 @@ describe('amsflow as an installed package', () => {
     return JSON.parse(run(process.execPath, ['-e', code], { cwd: consumer }));
   }
 
-  it('resolves amsflow, amsflow/workflows and amsflow/internal to the build, from a plain node', () => {
+  it('resolves amsflow, amsflow/worker, amsflow/workflows and amsflow/internal to the build, from a plain node', () => {
     const dist = join(installed, 'dist');
-    expect(probe(['amsflow', 'amsflow/workflows', 'amsflow/internal', 'amsflow/dist/index.js'])).toEqual({
+    expect(
+      probe(['amsflow', 'amsflow/worker', 'amsflow/workflows', 'amsflow/internal', 'amsflow/dist/index.js']),
+    ).toEqual({
       amsflow: {
         path: join(dist, 'index.js'),
         exports: expect.arrayContaining([
-          'runAmsflow',
           'ensureAgent',
           'sendThroughOutbox',
           'startSimulator',
           'textMessage',
         ]),
+      },
+      'amsflow/worker': {
+        path: join(dist, 'worker', 'index.js'),
+        exports: expect.arrayContaining(['runAmsflow', 'bundleBot', 'createActivities', 'loadConfig']),
       },
       'amsflow/workflows': {
         path: join(dist, 'workflows', 'index.js'),
