@@ -44,7 +44,10 @@ export type SurfacedAs = 'AmbiguousSend' | 'SendRejected';
 
 export interface LogLine {
   agent: string;
+  /** When the service answered it. */
   at: number;
+  /** When the request came in; default `at`. */
+  receivedAt?: number;
   endpoint: string | null;
   status: number;
 }
@@ -289,16 +292,22 @@ export interface EarlyRetry {
   afterMs: number;
 }
 
-/** The requests that followed a 429 on the same agent and endpoint sooner than the engine may. */
+/**
+ * The requests that followed a 429 on the same agent and endpoint sooner than the engine may: the
+ * first request of that endpoint that came in after the 429 was answered, if it came within
+ * {@link MIN_WAIT_AFTER_429_MS}. A request that came in before the 429 was answered was already in
+ * flight (a mark-read of the status queue beside a send's own, say): no client could have waited.
+ */
 export function earlyRetries(log: LogLine[]): EarlyRetry[] {
   const last429 = new Map<string, number>();
   const early: EarlyRetry[] = [];
   for (const line of [...log].sort((a, b) => a.at - b.at)) {
     const key = `${line.agent} ${line.endpoint}`;
     const after = last429.get(key);
-    if (after !== undefined) {
-      if (line.at - after < MIN_WAIT_AFTER_429_MS)
-        early.push({ agent: line.agent, endpoint: line.endpoint, at: line.at, afterMs: line.at - after });
+    const came = line.receivedAt ?? line.at;
+    if (after !== undefined && came >= after) {
+      if (came - after < MIN_WAIT_AFTER_429_MS)
+        early.push({ agent: line.agent, endpoint: line.endpoint, at: came, afterMs: came - after });
       last429.delete(key);
     }
     if (line.status === 429) last429.set(key, line.at);

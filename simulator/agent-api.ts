@@ -54,6 +54,7 @@ export class AgentApi {
   }
 
   async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const receivedAt = Date.now();
     const method = req.method ?? 'GET';
     const path = url.pathname.slice(BASE_PATH.length) || '/';
     const agent = this.authenticate(req);
@@ -72,7 +73,7 @@ export class AgentApi {
         ...(fault ? { fault } : {}),
         ...(answer?.replacedByAbandoned ? { replacedByAbandoned: true as const } : {}),
       };
-      agent.log.push({ at: Date.now(), endpoint, method, path, status, code, ...tags });
+      agent.log.push({ at: Date.now(), receivedAt, endpoint, method, path, status, code, ...tags });
     };
     const abort = new AbortController();
     res.on('close', () => abort.abort());

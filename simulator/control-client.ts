@@ -68,8 +68,10 @@ export interface Transcript {
 }
 
 export interface LogEntry {
-  /** Real epoch ms. */
+  /** Real epoch ms: when it was answered. */
   at: number;
+  /** Real epoch ms: when the request came in (a request in flight before an answer came in before it). */
+  receivedAt: number;
   endpoint: Endpoint | null;
   method: string;
   /** Path with its query string, e.g. `/agent/v1/updates?offset=3&timeout=25`. */

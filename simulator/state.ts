@@ -66,8 +66,10 @@ export interface MediaRecord {
 }
 
 export interface LogRecord {
-  /** Real epoch ms. */
+  /** Real epoch ms: when it was answered. */
   at: number;
+  /** Real epoch ms: when the request came in (a request in flight before an answer came in before it). */
+  receivedAt: number;
   endpoint: Endpoint | null;
   method: string;
   path: string;

@@ -191,6 +191,21 @@ describe('chaos verdict', () => {
     expect(retriesTooSoon([line(0, 429), line(10, 200, 'updates'), line(20, 200, 'messages', 'b')])).toBe(0);
   });
 
+  it('does not count a request that was in flight when the 429 was answered, but counts the next one', () => {
+    const line = (receivedAt: number, at: number, status: number) => ({
+      agent: 'a',
+      endpoint: 'statuses',
+      receivedAt,
+      at,
+      status,
+    });
+    // Came in at 0, answered 2 ms after the 429 (answered at 10): it was already on its way.
+    expect(retriesTooSoon([line(5, 10, 429), line(0, 12, 200)])).toBe(0);
+    // The first request that came in after the 429's answer is what the rule judges.
+    expect(retriesTooSoon([line(5, 10, 429), line(0, 12, 200), line(50, 60, 200)])).toBe(1);
+    expect(retriesTooSoon([line(5, 10, 429), line(0, 12, 200), line(500, 510, 200)])).toBe(0);
+  });
+
   it('names the endpoints whose 429s outnumber the injected ones, and by how many', () => {
     const line = (endpoint: string, status: number) => ({ agent: 'a', at: 0, endpoint, status });
     const log = [line('updates', 429), line('updates', 429), line('statuses', 429), line('messages', 200)];

@@ -238,6 +238,7 @@ describe('GET /_control/transcript and /_control/log', () => {
     expect(log).toEqual([
       {
         at: expect.any(Number),
+        receivedAt: expect.any(Number),
         endpoint: 'messages',
         method: 'POST',
         path: '/agent/v1/messages',
@@ -245,6 +246,7 @@ describe('GET /_control/transcript and /_control/log', () => {
       },
       {
         at: expect.any(Number),
+        receivedAt: expect.any(Number),
         endpoint: 'messages',
         method: 'POST',
         path: '/agent/v1/messages',
@@ -253,6 +255,7 @@ describe('GET /_control/transcript and /_control/log', () => {
       },
       {
         at: expect.any(Number),
+        receivedAt: expect.any(Number),
         endpoint: null,
         method: 'GET',
         path: '/agent/v1/nope',
