@@ -233,9 +233,41 @@ async function figures(
   };
 }
 
+/** The amsflow side of a latency run, started for its agent (the default: in this process). */
+export interface LatencySide {
+  /** After the warm-up, before the first counted echo (e.g. a CPU meter's start). */
+  measuring?(): Promise<void>;
+  /** Once every counted reply is in (or given up on), before the shutdown. */
+  measured?(): void;
+  shutdown(): Promise<void>;
+}
+
+export type StartLatencySide = (o: {
+  temporal: BenchTemporal;
+  sim: RunningSimulator;
+  agentKey: string;
+  token: string;
+  limits: Record<string, number>;
+}) => Promise<LatencySide>;
+
+/** amsflow in this process, as the latency section runs it. */
+const inProcess: StartLatencySide = (o) =>
+  startAmsflowAgent({
+    temporalAddress: o.temporal.address,
+    sim: o.sim,
+    agentKey: o.agentKey,
+    token: o.token,
+    limits: o.limits,
+  });
+
+/**
+ * The latency section: `messages` echoes to amsflow and to the plain loop, alternately. `start`
+ * runs the amsflow side (default: in this process; bench/tracing-cost.ts runs a worker process).
+ */
 export async function measureAddedLatency(
   temporal: BenchTemporal,
   { messages, spacingMs }: { messages: number; spacingMs: number },
+  start: StartLatencySide = inProcess,
 ): Promise<LatencyResult> {
   const id = randomUUID().slice(0, 8);
   const durable = { id: `lat-amsflow-${id}`, token: `token-a-${randomUUID()}`, creator: 'user:4242' };
@@ -244,18 +276,13 @@ export async function measureAddedLatency(
   const limits = { messages: RAISED, statuses: RAISED, typing: RAISED, updates: RAISED };
   const sim = await startSimulator({ port: 0, limits, agents: [durable, plainAgent] });
   const plainClient = new MessagingClient({ token: plainAgent.token, baseUrl: sim.url, limits });
-  let amsflow: RunningAmsflow | undefined;
+  let amsflow: LatencySide | undefined;
   let plain: PlainLoop | undefined;
   try {
-    amsflow = await startAmsflowAgent({
-      temporalAddress: temporal.address,
-      sim,
-      agentKey: durable.id,
-      token: durable.token,
-      limits,
-    });
+    amsflow = await start({ temporal, sim, agentKey: durable.id, token: durable.token, limits });
     plain = startPlainLoop(plainClient);
     await warmUp(sim, [durable, plainAgent]);
+    await amsflow.measuring?.();
     const written = await writeAlternately(sim, [durable, plainAgent], messages, spacingMs);
     const both = () => Promise.all([repliesOf(sim, durable.id), repliesOf(sim, plainAgent.id)]);
     await waitUntil(
@@ -266,6 +293,7 @@ export async function measureAddedLatency(
       },
       30_000,
     ).catch((err: Error) => console.error(err.message));
+    amsflow.measured?.();
     const [a, p] = await both();
     return await figures(temporal, {
       messages,

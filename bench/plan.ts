@@ -9,6 +9,9 @@
  *   --fleet-heap <MB>        the fleet worker's --max-old-space-size (default: Node's)
  *   --fleet-cache <n>        the fleet worker's AMSFLOW_MAX_CACHED_WORKFLOWS (default: follows the heap)
  *   --soak <n>               echoes of the history soak (full: 2000; quick: none)
+ *   --tracing-rounds <n>     pairs of tracing's runs, off and on (full: 2; quick: 1)
+ *   --only tracing           that part alone, on the servers of --servers (its own results file
+ *                            and its own section of REPORT.md; the other figures are left alone)
  */
 import type { ServerKind } from './latency';
 
@@ -36,9 +39,26 @@ export interface BenchPlan {
     maxCachedWorkflows?: number;
   };
   soak: { messages: number; perSecond: number };
+  /** Tracing's cost: `rounds` of a run with tracing off and one with it on (ABBA), `messages` echoes each. */
+  tracing: { messages: number; spacingMs: number; rounds: number };
+  /** A part run alone (`--only`): nothing else is measured. */
+  only?: OnlyPart;
 }
 
-const OPTIONS = ['--quick', '--servers', '--fleet', '--fleet-heap', '--fleet-cache', '--soak'];
+/** The parts `--only` runs alone. */
+export const ONLY_PARTS = ['tracing'] as const;
+export type OnlyPart = (typeof ONLY_PARTS)[number];
+
+const OPTIONS = [
+  '--quick',
+  '--servers',
+  '--fleet',
+  '--fleet-heap',
+  '--fleet-cache',
+  '--soak',
+  '--tracing-rounds',
+  '--only',
+];
 const VALUED = new Set(OPTIONS.slice(1));
 
 /** `--name value` pairs and flags of `argv` (the arguments after the script). */
@@ -74,6 +94,13 @@ function servers(text: string | undefined): ServerKind[] {
     if (k !== 'stock' && k !== 'embedded')
       throw new BenchOptionError(`--servers takes stock and/or embedded, not "${k}"`);
   return [...new Set(kinds as ServerKind[])];
+}
+
+function only(text: string | undefined): OnlyPart | undefined {
+  if (text === undefined) return undefined;
+  if (!(ONLY_PARTS as readonly string[]).includes(text))
+    throw new BenchOptionError(`--only takes ${ONLY_PARTS.join(', ')}, not "${text}"`);
+  return text as OnlyPart;
 }
 
 /** The plan of a run with these arguments (`process.argv.slice(2)`). */
@@ -124,5 +151,15 @@ export function benchPlan(argv: string[]): BenchPlan {
       messages: values.has('--soak') ? positiveInt('--soak', values.get('--soak')!, 0) : quick ? 0 : 2000,
       perSecond: 10,
     },
+    tracing: {
+      messages: quick ? 12 : 50,
+      spacingMs: 2000,
+      rounds: values.has('--tracing-rounds')
+        ? positiveInt('--tracing-rounds', values.get('--tracing-rounds')!)
+        : quick
+          ? 1
+          : 2,
+    },
+    ...(values.has('--only') ? { only: only(values.get('--only')) } : {}),
   };
 }

@@ -3,10 +3,11 @@ import type { FleetResult } from './fleet';
 import type { LatencyResult } from './latency';
 import type { LiveChatResult } from './live-chat';
 import type { RecoveryResult } from './recovery';
-import { ok, type BenchResults, type Maybe, type ServerResults } from './run-results';
+import { ok, type BenchResults, type Maybe, type OnlyResults, type ServerResults } from './run-results';
 import type { BurstFigures, SendBudgetResult } from './send-budget';
-import { targetRows } from './targets';
+import { targetRows, tracingTargetRows } from './targets';
 import type { ThroughputResult } from './throughput';
+import type { TracingResult, TracingSide } from './tracing-cost';
 
 /** Whether to print the part: a note for a failed one, nothing for one that did not run. */
 function ran<T>(what: string, v: Maybe<T>): v is T {
@@ -22,7 +23,7 @@ const pct = (p: { n: number; p50Ms: number; p95Ms: number; p99Ms: number; maxMs?
   max: p.maxMs,
 });
 
-function printLatency(on: string, latency: Maybe<LatencyResult>): void {
+export function printLatency(on: string, latency: Maybe<LatencyResult>): void {
   if (!ran(`added latency ${on}`, latency)) return;
   console.log(
     `\nhuman message → reply accepted ${on}, ${latency.messages} echoes each, one every ${latency.spacingMs} ms (ms):`,
@@ -36,6 +37,43 @@ function printLatency(on: string, latency: Maybe<LatencyResult>): void {
   if (!latency.breakdown) return;
   console.log(`per hop, from the agent workflow's history (${latency.breakdown.matched} messages, ms):`);
   console.table(Object.fromEntries(Object.entries(latency.breakdown.steps).map(([hop, p]) => [hop, pct(p)])));
+}
+
+export function printTracing(on: string, t: Maybe<TracingResult>): void {
+  if (!ran(`tracing ${on}`, t)) return;
+  console.log(
+    `\ntracing off and on ${on}: ${t.order.join(', ')}, ${t.messages} echoes a run, one every ${t.spacingMs} ms (ms):`,
+  );
+  const row = (s: TracingSide) => ({
+    'amsflow p50': s.amsflowMs.p50,
+    'amsflow p95': s.amsflowMs.p95,
+    'plain p50': s.plainMs.p50,
+    'added p50': s.addedMs.p50,
+    'added p95': s.addedMs.p95,
+    'ratio p50': s.ratio.p50,
+    'added p50 per run': s.runAddedP50Ms.join(', '),
+    'worker CPU ms/echo': s.workerCpuMsPerEcho,
+    'spans/echo': s.spansPerEcho,
+    'OTLP bytes/echo': s.otlpBytesPerEcho,
+    'OTel SDK modules': s.otelSdkModules,
+  });
+  console.table({ off: row(t.off), on: row(t.on) });
+  console.log(
+    `tracing on − off (± standard error): p50 ${t.costMs.p50} ± ${t.costSeMs.p50} ms, p95 ${t.costMs.p95} ± ${t.costSeMs.p95} ms, ` +
+      `worker CPU ${t.cpuMsPerEcho} ± ${t.cpuSeMsPerEcho} ms/echo; ` +
+      `spans per echo: ${JSON.stringify(t.on.spansByName)}`,
+  );
+}
+
+/** The latency section and the tracing part per server, and tracing's targets (issue 38): all an `--only tracing` run prints. */
+export function printTracingResults(r: Pick<OnlyResults, 'servers'>): void {
+  for (const s of Object.values(r.servers)) {
+    if (!s) continue;
+    printLatency(`(${s.kind} server)`, s.latency);
+    printTracing(`(${s.kind} server)`, s.tracing);
+  }
+  console.log('\ntargets of issue 38 (tracing):');
+  console.table(tracingTargetRows(r));
 }
 
 function printThroughput(who: string, t: Maybe<ThroughputResult>): void {
@@ -70,6 +108,7 @@ function printServer(s: ServerResults): void {
   const on = `(${s.kind} server)`;
   console.log(`\n=== ${s.server}`);
   printLatency(on, s.latency);
+  printTracing(on, s.tracing);
   printThroughput(`amsflow ${on}`, s.throughput);
   printLiveChat(on, s.liveChat);
   printRecovery(on, s.recovery);
@@ -144,4 +183,6 @@ export function printResults(r: BenchResults): void {
   printThroughput('plain loop', r.plainThroughput);
   console.log('\ntargets of issue 21:');
   console.table(targetRows(r));
+  console.log('\ntargets of issue 38 (tracing):');
+  console.table(tracingTargetRows(r));
 }

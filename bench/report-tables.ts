@@ -6,8 +6,9 @@
 import { HOPS } from './breakdown';
 import type { ServerKind } from './latency';
 import { ok, type BenchResults } from './run-results';
-import { targetRows, type TargetInput } from './targets';
+import { targetRows, tracingTargetRows, type TargetInput, type TracingInput } from './targets';
 import type { ThroughputResult } from './throughput';
+import type { TracingSide } from './tracing-cost';
 
 const KINDS: ServerKind[] = ['stock', 'embedded'];
 
@@ -20,11 +21,107 @@ export function table(head: string[], rows: (string | number)[][]): string[] {
 
 const metText = (m: string) => (m === 'yes' || m === 'no' ? `**${m}**` : m);
 
+const TARGET_HEAD = ['target', 'server', 'amsflow', 'plain loop', 'met?'];
+
 export function targetsTable(r: TargetInput): string[] {
   return table(
-    ['target', 'server', 'amsflow', 'plain loop', 'met?'],
+    TARGET_HEAD,
     targetRows(r).map((t) => [t.target, t.server, t.amsflow, t.plain, metText(t.met)]),
   );
+}
+
+/** Tracing's targets (issue 38), in the table's shape. */
+export function tracingTargetsTable(r: TracingInput): string[] {
+  return table(
+    TARGET_HEAD,
+    tracingTargetRows(r).map((t) => [t.target, t.server, t.amsflow, t.plain, metText(t.met)]),
+  );
+}
+
+/** Tracing off and on per server, and on − off; a server whose part did not run is left out. */
+export function tracingTable(r: TracingInput): string[] {
+  const rows: (string | number)[][] = [];
+  const spans: string[] = [];
+  const signed = (v: number, se: number) =>
+    Number.isFinite(v) ? `${v > 0 ? '+' : ''}${v}${Number.isFinite(se) ? ` ± ${se}` : ''}` : '–';
+  const num = (v: number | null) => (v !== null && Number.isFinite(v) ? v : '–');
+  for (const k of KINDS) {
+    const t = ok(r.servers[k]?.tracing);
+    if (!t) continue;
+    // The latency section's figure (amsflow in process, tracing off): the bench's usual one.
+    const lat = ok(r.servers[k]?.latency);
+    if (lat)
+      rows.push([
+        k,
+        'off, in process (latency section)',
+        `1 × ${lat.messages} (${lat.samples.amsflow.length} answered)`,
+        `${lat.amsflow.p50Ms} / ${lat.amsflow.p95Ms}`,
+        `${lat.plain.p50Ms} / ${lat.plain.p95Ms}`,
+        `${lat.addedMs.p50} / ${lat.addedMs.p95}`,
+        `${lat.ratio.p50} / ${lat.ratio.p95}`,
+        '',
+        '–',
+        '–',
+        '–',
+        '–',
+      ]);
+    const row = (name: string, s: TracingSide) => [
+      k,
+      name,
+      `${s.runs} × ${t.messages} (${s.echoes} answered)`,
+      `${s.amsflowMs.p50} / ${s.amsflowMs.p95}`,
+      `${s.plainMs.p50} / ${s.plainMs.p95}`,
+      `${s.addedMs.p50} / ${s.addedMs.p95}`,
+      `${s.ratio.p50} / ${s.ratio.p95}`,
+      s.runAddedP50Ms.join(', '),
+      num(s.workerCpuMsPerEcho),
+      num(s.spansPerEcho),
+      num(s.otlpBytesPerEcho),
+      num(s.otelSdkModules),
+    ];
+    rows.push(row('off', t.off), row('on', t.on), [
+      k,
+      'on − off',
+      '',
+      '',
+      '',
+      `${signed(t.costMs.p50, t.costSeMs.p50)} / ${signed(t.costMs.p95, t.costSeMs.p95)}`,
+      '',
+      '',
+      signed(t.cpuMsPerEcho, t.cpuSeMsPerEcho),
+      '',
+      '',
+      '',
+    ]);
+    const names = Object.entries(t.on.spansByName).map(([name, n]) => `\`${name}\` ${n}`);
+    if (names.length) spans.push(`- ${k}, tracing on: ${names.join(', ')}`);
+  }
+  if (!rows.length) return [];
+  return [
+    'Tracing off and on: an echo beside the plain loop, the worker in its own process (ms, p50 / p95, ' +
+      'each the mean of the runs’ own; CPU of the worker from the warm-up’s end to the last reply, ' +
+      'idle polls included; spans and bytes as the OTLP receiver got them; on − off ± its standard error, ' +
+      'from the spread of the runs):',
+    '',
+    ...table(
+      [
+        'server',
+        'tracing',
+        'runs × echoes',
+        'amsflow',
+        'plain loop',
+        'added',
+        'ratio',
+        'added p50 per run',
+        'worker CPU ms/echo',
+        'spans/echo',
+        'OTLP bytes/echo',
+        'OTel SDK modules loaded',
+      ],
+      rows,
+    ),
+    ...(spans.length ? ['', 'Spans per echo, by name:', '', ...spans] : []),
+  ];
 }
 
 export function costTable(r: Pick<BenchResults, 'cost'>): string[] {

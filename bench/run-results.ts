@@ -13,6 +13,7 @@ import type { RecoveryResult } from './recovery';
 import type { SendBudgetResult } from './send-budget';
 import type { SoakResult } from './soak';
 import type { ThroughputResult } from './throughput';
+import type { TracingResult } from './tracing-cost';
 
 export type Failed = { error: string };
 export type Maybe<T> = T | Failed | undefined;
@@ -32,6 +33,8 @@ export interface ServerResults {
   recovery: Maybe<RecoveryResult>;
   /** The same with the worker compiled, as the image runs it (absent in results before 2026-11-29). */
   recoveryCompiled?: Maybe<RecoveryResult>;
+  /** Tracing's cost: an echo with tracing off and on (absent in results before 2026-12-06). */
+  tracing?: Maybe<TracingResult>;
 }
 
 /** The parts measured once, on the embedded server (their figures do not depend on the server's disk). */
@@ -53,4 +56,14 @@ export interface BenchResults extends OnceResults, ClientFigures {
   plan: BenchPlan;
   servers: Partial<Record<ServerKind, ServerResults>>;
   memoryMb: { rss: number; heapUsed: number };
+}
+
+/** A run of one part alone (`--only tracing`): the run and that part on each server. */
+export interface OnlyResults extends Pick<
+  BenchResults,
+  'at' | 'node' | 'mode' | 'command' | 'machine' | 'plan'
+> {
+  only: NonNullable<BenchPlan['only']>;
+  /** Tracing's part, and the latency section beside it: the bench's usual figure, tracing off. */
+  servers: Partial<Record<ServerKind, Pick<ServerResults, 'kind' | 'server' | 'latency' | 'tracing'>>>;
 }

@@ -1,8 +1,8 @@
 /**
- * The parts of a run, in order: those measured on each server kind (latency, throughput, live
- * chat, recovery) and those measured once on the embedded server (cost, send budget, fleet,
- * soak) or without Temporal (the plain loop's throughput). A part that fails is reported as
- * `{ error }` and the run goes on.
+ * The parts of a run, in order: those measured on each server kind (latency, tracing's cost,
+ * throughput, live chat, recovery) and those measured once on the embedded server (cost, send
+ * budget, fleet, soak) or without Temporal (the plain loop's throughput). A part that fails is
+ * reported as `{ error }` and the run goes on.
  */
 import { measureCosts } from './cost';
 import { measureFleet } from './fleet';
@@ -14,6 +14,7 @@ import type { Failed, OnceResults, ServerResults } from './run-results';
 import { measureSendBudget } from './send-budget';
 import { measureSoak } from './soak';
 import { measurePlainThroughput, measureThroughput } from './throughput';
+import { abbaOrder, measureTracingCost } from './tracing-cost';
 
 export type Progress = (line: string) => void;
 
@@ -29,25 +30,58 @@ async function part<T>(progress: Progress, what: string, fn: () => Promise<T>): 
   }
 }
 
+/** The reference bot's workflow bundle, prebuilt without tracing (what every part runs) and with it. */
+export interface BenchBundles {
+  off: string;
+  on: string;
+}
+
+/** Tracing's cost on `temporal`: rounds of a worker with tracing off and on (bench/tracing-cost.ts). */
+export async function tracingSection(
+  temporal: BenchTemporal,
+  plan: BenchPlan,
+  bundles: BenchBundles,
+  progress: Progress,
+): Promise<ServerResults['tracing']> {
+  const x = plan.tracing;
+  return part(
+    progress,
+    `tracing (${temporal.kind} server): ${x.rounds * 2} runs (${abbaOrder(x.rounds).join(', ')}), ${x.messages} echoes each, amsflow and the plain loop`,
+    () => measureTracingCost(temporal, { ...x, bundles, progress }),
+  );
+}
+
+/** The latency section on `temporal`: amsflow in process beside the plain loop (bench/latency.ts). */
+export async function latencySection(
+  temporal: BenchTemporal,
+  plan: BenchPlan,
+  progress: Progress,
+): Promise<ServerResults['latency']> {
+  const l = plan.latency;
+  return part(
+    progress,
+    `latency (${temporal.kind} server): ${l.messages} echoes each, amsflow and the plain loop`,
+    () => measureAddedLatency(temporal, l),
+  );
+}
+
 /** The parts measured on `temporal` (one server kind). */
 export async function serverSections(
   temporal: BenchTemporal,
   plan: BenchPlan,
-  bundle: string,
+  bundles: BenchBundles,
   /** The compiled worker's `worker/main.js` (bench/worker-process.ts `buildCompiledWorker`). */
   compiledMain: string,
   progress: Progress,
 ): Promise<ServerResults> {
   const on = `(${temporal.kind} server)`;
-  const { latency: l, throughput: t, liveChat: c, recovery: r } = plan;
+  const { throughput: t, liveChat: c, recovery: r } = plan;
+  const bundle = bundles.off;
   return {
     kind: temporal.kind,
     server: SERVER_KINDS[temporal.kind],
-    latency: await part(
-      progress,
-      `latency ${on}: ${l.messages} echoes each, amsflow and the plain loop`,
-      () => measureAddedLatency(temporal, l),
-    ),
+    latency: await latencySection(temporal, plan, progress),
+    tracing: await tracingSection(temporal, plan, bundles, progress),
     throughput: await part(
       progress,
       `throughput ${on}: ${t.agents} agents, ${t.rates.join(', ')} msg/s`,

@@ -5,10 +5,11 @@
  * where the target is stated at the spec's scale is "not measured", never "yes".
  */
 import type { CostRow } from './cost';
-import type { ServerKind } from './latency';
+import type { LatencyResult, ServerKind } from './latency';
 import type { RecoveryResult } from './recovery';
 import { ok, type BenchResults, type Maybe } from './run-results';
 import type { RateStep, ThroughputResult } from './throughput';
+import type { TracingResult } from './tracing-cost';
 
 export type Met = 'yes' | 'no' | 'not measured' | 'published';
 
@@ -225,6 +226,64 @@ function soakRow(r: TargetInput): TargetRow {
     plain: NONE,
     met: met(soak && soak.longestHistory < 10_000),
   };
+}
+
+/**
+ * What tracing on may add to an echo's added latency p50 (on − off, each beside the plain loop):
+ * 5 ms, or 10 % of the figure with tracing off where that is more (the stock server's slower
+ * path). Tracing's work on an echo's path is span bookkeeping in the worker (interceptors, the
+ * workflow's spans handed out through a sink); the export is batched off the path. 5 ms is a
+ * fifth of the embedded server's latency target (25 ms) and about what this bench can resolve
+ * between two runs of the same configuration on 2 shared cores: a tighter bound would be judged
+ * by the noise.
+ */
+export const TRACING_BUDGET = { ms: 5, share: 0.1 };
+
+/** Where tracing's results are: each server kind's `tracing` part. */
+export interface TracingInput {
+  servers: Partial<Record<ServerKind, { tracing?: Maybe<TracingResult>; latency?: Maybe<LatencyResult> }>>;
+}
+
+/** Tracing's targets (issue 38, point 3) on each server: on adds at most the budget; off loads nothing. */
+export function tracingTargetRows(r: TracingInput): TargetRow[] {
+  const { ms: budgetMs, share } = TRACING_BUDGET;
+  return (['stock', 'embedded'] as const).flatMap((kind): TargetRow[] => {
+    const t = ok(r.servers[kind]?.tracing);
+    const measured = t && t.off.echoes > 0 && t.on.echoes > 0 ? t : undefined;
+    const allowed = measured && Math.max(budgetMs, share * measured.off.addedMs.p50);
+    /** `+8.5 ms`, or with a standard error `+8.5 ± 11.4 ms`. */
+    const sign = (v: number, se = NaN) =>
+      `${v >= 0 ? '+' : ''}${v}${Number.isFinite(se) ? ` ± ${se}` : ''} ms`;
+    return [
+      {
+        target: `tracing on adds ≤ ${budgetMs} ms or ≤ ${share * 100} % to the added latency p50 (on − off)`,
+        server: kind,
+        amsflow: measured
+          ? `${sign(measured.costMs.p50, measured.costSeMs.p50)} ` +
+            `(off ${sign(measured.off.addedMs.p50)}, on ${sign(measured.on.addedMs.p50)}; ` +
+            `allowed ${+allowed!.toFixed(1)} ms)`
+          : NONE,
+        plain: measured
+          ? `p50 ${ms(measured.off.plainMs.p50)} (off runs), ${ms(measured.on.plainMs.p50)} (on runs)`
+          : NONE,
+        met: met(measured && measured.costMs.p50 <= allowed!),
+      },
+      {
+        target: 'tracing off loads nothing of OpenTelemetry’s SDK and sends nothing',
+        server: kind,
+        amsflow:
+          measured && measured.off.otelSdkModules !== null
+            ? `${measured.off.otelSdkModules} SDK modules, ${measured.off.otlpRequests} exports (on: ${measured.on.otelSdkModules ?? '?'} modules)`
+            : NONE,
+        plain: NONE,
+        met: met(
+          measured && measured.off.otelSdkModules !== null
+            ? measured.off.otelSdkModules === 0 && measured.off.otlpRequests === 0
+            : undefined,
+        ),
+      },
+    ];
+  });
 }
 
 /** Every target of issue 21 against `r`, in the issue's order. */

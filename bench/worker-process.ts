@@ -37,7 +37,8 @@ export interface BenchWorkerOptions {
   tuning?: AgentTuning;
   /** A prebuilt workflow bundle (saves the bundling at every start). */
   workflowBundle?: string;
-  env?: Record<string, string>;
+  /** More variables for the process; `undefined` unsets one the bench's own environment has. */
+  env?: Record<string, string | undefined>;
   /** Node's own flags for the process, e.g. `['--max-old-space-size=1024']`. */
   nodeArgs?: string[];
   /**
@@ -121,14 +122,20 @@ export async function startBenchWorker(options: BenchWorkerOptions): Promise<Ben
   };
 }
 
-/** Bundles the reference bot once (as the worker would), so that every bench worker starts from the file. */
-export async function prebuildReferenceBundle(): Promise<{ file: string; close(): void }> {
+/**
+ * Bundles the reference bot once (as the worker would), so that every bench worker starts from the
+ * file; with `tracing`, with tracing's workflow interceptors, as a worker that traces bundles it.
+ */
+export async function prebuildReferenceBundle({ tracing = false }: { tracing?: boolean } = {}): Promise<{
+  file: string;
+  close(): void;
+}> {
   const { bundleWorkflowCode } = await import('@temporalio/worker');
-  const { workflowBundlerOptions, WORKFLOW_INTERCEPTOR_MODULES } = await import('../worker/bundling');
+  const { workflowBundlerOptions, workflowInterceptorModules } = await import('../worker/bundling');
   const { code } = await bundleWorkflowCode({
     workflowsPath: require.resolve('../examples/reference/bot'),
     ...workflowBundlerOptions(),
-    workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
+    workflowInterceptorModules: workflowInterceptorModules(tracing),
     logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
   });
   const dir = mkdtempSync(join(tmpdir(), 'amsflow-bench-bundle-'));

@@ -42,7 +42,19 @@ describe('bench/plan: what a run measures, from its command line', () => {
     expect(benchPlan(['--quick', '--soak', '0']).soak.messages).toBe(0);
   });
 
+  it('--only tracing: that part alone, on the servers asked for; tracing’s runs at each scale', () => {
+    expect(benchPlan([]).only).toBeUndefined();
+    expect(benchPlan([]).tracing).toEqual({ messages: 50, spacingMs: 2000, rounds: 2 });
+    const plan = benchPlan(['--only', 'tracing', '--servers', 'embedded', '--quick']);
+    expect(plan).toMatchObject({ only: 'tracing', servers: ['embedded'], mode: 'quick' });
+    expect(plan.tracing).toEqual({ messages: 12, spacingMs: 2000, rounds: 1 });
+    expect(benchPlan(['--only', 'tracing', '--tracing-rounds', '4']).tracing.rounds).toBe(4);
+  });
+
   it.each([
+    [['--only', 'fleet'], /--only takes tracing, not "fleet"/],
+    [['--only'], /--only needs a value/],
+    [['--tracing-rounds', '0'], /--tracing-rounds takes whole numbers ≥ 1, not "0"/],
     [['--fast'], /unknown option --fast/],
     [['--fleet'], /--fleet needs a value/],
     [['--fleet', '--quick'], /--fleet needs a value/],

@@ -9,11 +9,18 @@ import type { FleetResult, FleetRow } from '../../bench/fleet';
 import type { LatencyResult } from '../../bench/latency';
 import type { LiveChatResult } from '../../bench/live-chat';
 import { percentiles } from '../../bench/percentiles';
-import { figuresMarkdown } from '../../bench/report';
+import { figuresMarkdown, tracingMarkdown } from '../../bench/report';
 import type { ServerResults } from '../../bench/run-results';
 import type { BurstFigures, SendBudgetResult } from '../../bench/send-budget';
-import { targetRows, type TargetInput, type TargetRow } from '../../bench/targets';
+import {
+  targetRows,
+  tracingTargetRows,
+  type TargetInput,
+  type TargetRow,
+  type TracingInput,
+} from '../../bench/targets';
 import type { RateStep, ThroughputResult } from '../../bench/throughput';
+import type { TracingResult, TracingSide } from '../../bench/tracing-cost';
 
 const p = (ms: number) => percentiles([ms]);
 
@@ -337,5 +344,137 @@ describe('bench/targets', () => {
     expect(md).toContain('| child started → handler completed | 3 / 3 | 3 / 3 |');
     expect(md).toMatch(/\| plain loop \| 40 \| 10\/10 \|/);
     expect(md).toContain('![CDF](results/x/latency-cdf.svg)');
+  });
+});
+
+/** One side of tracing's figures: amsflow's p50 `p50` beside a plain loop at 3 ms. */
+function tracingSide(p50: number, o: Partial<TracingSide> = {}): TracingSide {
+  return {
+    runs: 2,
+    echoes: 100,
+    amsflowMs: { p50, p95: p50 + 40 },
+    plainMs: { p50: 3, p95: 3 },
+    addedMs: { p50: p50 - 3, p95: p50 + 37 },
+    ratio: { p50: +(p50 / 3).toFixed(2), p95: 1 },
+    runAddedP50Ms: [p50 - 4, p50 - 2],
+    workerCpuMsPerEcho: 60,
+    workerRssMb: 420,
+    spansPerEcho: 0,
+    spansByName: {},
+    otlpBytesPerEcho: 0,
+    otlpRequests: 0,
+    otelSdkModules: 0,
+    ...o,
+  };
+}
+
+function tracing(offP50: number, onP50: number, offModules: number | null = 0): TracingResult {
+  const off = tracingSide(offP50, { otelSdkModules: offModules });
+  const on = tracingSide(onP50, {
+    workerCpuMsPerEcho: 70,
+    spansPerEcho: 3,
+    spansByName: { 'RunActivity:pollUpdates': 1, 'RunWorkflow:onMessage': 1, 'RunActivity:sendMessage': 1 },
+    otlpBytesPerEcho: 4300,
+    otlpRequests: 40,
+    otelSdkModules: 210,
+  });
+  return {
+    messages: 50,
+    spacingMs: 2000,
+    order: ['off', 'on', 'on', 'off'],
+    off,
+    on,
+    costMs: { p50: onP50 - offP50, p95: onP50 - offP50 },
+    costSeMs: { p50: 2.5, p95: NaN },
+    cpuMsPerEcho: 10,
+    cpuSeMsPerEcho: 1.5,
+    runs: [],
+  };
+}
+
+describe('bench/targets: tracing’s cost (issue 38)', () => {
+  const rows = (r: TracingInput) => tracingTargetRows(r).map((x) => [x.server, x.met]);
+
+  it('on may add 5 ms to the added latency p50, or 10 % of it where that is more; off loads and sends nothing', () => {
+    // embedded: off +47 ms, on +52 ms (5 ms, the budget); stock: off +97 ms, on +106 ms (9 ≤ 9.7).
+    const r: TracingInput = {
+      servers: { stock: { tracing: tracing(100, 109) }, embedded: { tracing: tracing(50, 55) } },
+    };
+    expect(rows(r)).toEqual([
+      ['stock', 'yes'],
+      ['stock', 'yes'],
+      ['embedded', 'yes'],
+      ['embedded', 'yes'],
+    ]);
+    const row = tracingTargetRows(r)[2];
+    expect(row.amsflow).toBe('+5 ± 2.5 ms (off +47 ms, on +52 ms; allowed 5 ms)');
+    expect(row.plain).toBe('p50 3 ms (off runs), 3 ms (on runs)');
+    expect(tracingTargetRows(r)[3].amsflow).toBe('0 SDK modules, 0 exports (on: 210 modules)');
+  });
+
+  it('says no past the budget or when off loaded the SDK; not measured when a side or the probe is missing', () => {
+    const r: TracingInput = {
+      servers: { stock: { tracing: tracing(100, 110, 12) }, embedded: { tracing: tracing(50, 56, null) } },
+    };
+    expect(rows(r)).toEqual([
+      ['stock', 'no'],
+      ['stock', 'no'],
+      ['embedded', 'no'],
+      ['embedded', 'not measured'],
+    ]);
+    expect(rows({ servers: { stock: { tracing: { error: 'boom' } } } })).toEqual([
+      ['stock', 'not measured'],
+      ['stock', 'not measured'],
+      ['embedded', 'not measured'],
+      ['embedded', 'not measured'],
+    ]);
+  });
+
+  it('its section: the run, the targets, off, on and on − off per server, and a failed server', () => {
+    const md = tracingMarkdown(
+      {
+        at: '2026-12-06T00:00:00Z',
+        node: 'v20',
+        mode: 'full',
+        command: 'npm run bench -- --only tracing',
+        machine: { cpus: 2, model: 'cpu', memoryGb: 24 },
+        servers: {
+          stock: {
+            kind: 'stock',
+            server: 'stock: the CLI',
+            latency: { error: 'no server' },
+            tracing: { error: 'no server' },
+          },
+          embedded: {
+            kind: 'embedded',
+            server: 'embedded: ours',
+            latency: latency(48, 3),
+            tracing: tracing(50, 53),
+          },
+        },
+      },
+      '/b/results/2026-12-06-tracing.json',
+      '/b',
+    );
+    expect(md).toContain('`npm run bench -- --only tracing` (full run)');
+    expect(md).toContain('`results/2026-12-06-tracing.json`');
+    expect(md).toContain('  - embedded: ours');
+    expect(md).toMatch(
+      /\| tracing on adds ≤ 5 ms or ≤ 10 % .* \| embedded \| \+3 ± 2.5 ms .* \| \*\*yes\*\* \|/,
+    );
+    expect(md).toContain(
+      '| embedded | off, in process (latency section) | 1 × 1 (1 answered) | 48 / 48 | 3 / 3 | 45 / 45 | 1 / 1 |  | – | – | – | – |',
+    );
+    expect(md).toContain(
+      '| embedded | off | 2 × 50 (100 answered) | 50 / 90 | 3 / 3 | 47 / 87 | 16.67 / 1 | 46, 48 | 60 | 0 | 0 | 0 |',
+    );
+    expect(md).toContain(
+      '| embedded | on | 2 × 50 (100 answered) | 53 / 93 | 3 / 3 | 50 / 90 | 17.67 / 1 | 49, 51 | 70 | 3 | 4300 | 210 |',
+    );
+    expect(md).toContain('| embedded | on − off |  |  |  | +3 ± 2.5 / +3 |  |  | +10 ± 1.5 |  |  |  |');
+    expect(md).toContain(
+      '- embedded, tracing on: `RunActivity:pollUpdates` 1, `RunWorkflow:onMessage` 1, `RunActivity:sendMessage` 1',
+    );
+    expect(md).toContain('- stock: not measured (no server)');
   });
 });
