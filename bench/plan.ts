@@ -10,8 +10,9 @@
  *   --fleet-cache <n>        the fleet worker's AMSFLOW_MAX_CACHED_WORKFLOWS (default: follows the heap)
  *   --soak <n>               echoes of the history soak (full: 2000; quick: none)
  *   --tracing-rounds <n>     pairs of tracing's runs, off and on (full: 2; quick: 1)
- *   --only tracing           that part alone, on the servers of --servers (its own results file
- *                            and its own section of REPORT.md; the other figures are left alone)
+ *   --only tracing           that part alone, after the latency section as its reference, on the
+ *                            servers of --servers (its own results file and its own section of
+ *                            REPORT.md; the other figures are left alone)
  */
 import type { ServerKind } from './latency';
 
