@@ -94,6 +94,26 @@ export interface RunOutput {
   reportPath: string;
 }
 
+/** What every results file says of its run: when, on what, how it was asked. */
+function runFacts(plan: BenchPlan, out: RunOutput) {
+  return {
+    at: new Date().toISOString(),
+    node: process.version,
+    mode: plan.mode,
+    command: out.command,
+    machine: machine(),
+    plan,
+  };
+}
+
+/** Writes `results` as `<name>.json` in the results folder; its path. */
+function writeResults(out: RunOutput, name: string, results: object): string {
+  mkdirSync(out.resultsDir, { recursive: true });
+  const resultsFile = join(out.resultsDir, `${name}.json`);
+  writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
+  return resultsFile;
+}
+
 /** Runs `plan`, writes its results, plots and report section, prints its tables; the results. */
 export async function runBench(plan: BenchPlan, out: RunOutput): Promise<BenchResults> {
   progress(`${out.command}: ${plan.mode} run on ${plan.servers.join(' and ')}`);
@@ -102,12 +122,7 @@ export async function runBench(plan: BenchPlan, out: RunOutput): Promise<BenchRe
   const plainThroughput = await plainSection(plan, progress);
   const memory = process.memoryUsage();
   const results: BenchResults = {
-    at: new Date().toISOString(),
-    node: process.version,
-    mode: plan.mode,
-    command: out.command,
-    machine: machine(),
-    plan,
+    ...runFacts(plan, out),
     ...clientFigures,
     servers,
     ...once,
@@ -115,9 +130,7 @@ export async function runBench(plan: BenchPlan, out: RunOutput): Promise<BenchRe
     memoryMb: { rss: +(memory.rss / 2 ** 20).toFixed(1), heapUsed: +(memory.heapUsed / 2 ** 20).toFixed(1) },
   };
   const name = `${results.at.slice(0, 10)}${plan.mode === 'quick' ? '-quick' : ''}`;
-  mkdirSync(out.resultsDir, { recursive: true });
-  const resultsFile = join(out.resultsDir, `${name}.json`);
-  writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
+  const resultsFile = writeResults(out, name, results);
   const plots = writePlots(results, join(out.resultsDir, name), dirname(out.reportPath));
   await writeReportFigures(out.reportPath, results, plots, resultsFile);
   if (Object.values(servers).some((s) => s.tracing !== undefined))
@@ -156,20 +169,9 @@ export async function runOnly(plan: BenchPlan & { only: 'tracing' }, out: RunOut
   } finally {
     bundles.close();
   }
-  const results: OnlyResults = {
-    at: new Date().toISOString(),
-    node: process.version,
-    mode: plan.mode,
-    command: out.command,
-    machine: machine(),
-    plan,
-    only: plan.only,
-    servers,
-  };
+  const results: OnlyResults = { ...runFacts(plan, out), plan, only: plan.only, servers };
   const name = `${results.at.slice(0, 10)}-${plan.only}${plan.mode === 'quick' ? '-quick' : ''}`;
-  mkdirSync(out.resultsDir, { recursive: true });
-  const resultsFile = join(out.resultsDir, `${name}.json`);
-  writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
+  const resultsFile = writeResults(out, name, results);
   await writeTracingReport(out.reportPath, results, resultsFile);
   printTracingResults(results);
   const measured = Object.values(servers).filter((s) => ok(s.tracing)).length;
