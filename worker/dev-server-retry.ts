@@ -12,6 +12,7 @@ import {
   type DevServerOptions,
   type RunningDevServer,
 } from './dev-server';
+import { freePortBesides } from './port-probes';
 
 /** Options of {@link startScratchDevServer}: those of `startDevServer`, on ports of its choosing. */
 export type ScratchDevServerOptions = Omit<DevServerOptions, 'port' | 'uiPort'> & {
@@ -37,10 +38,14 @@ const removeDb = (file: string) => {
 export async function startScratchDevServer(options: ScratchDevServerOptions): Promise<RunningDevServer> {
   const { attempts = 3, log, ...serverOptions } = options;
   const reasons: string[] = [];
+  const tried: number[] = [];
   for (let attempt = 1; ; attempt++) {
+    // A free port no earlier attempt had (a random pick may repeat one); startDevServer picks the
+    // server's other ports besides it.
+    const port = await freePortBesides('127.0.0.1', tried);
+    tried.push(port);
     try {
-      // No port given: startDevServer picks free ones, new ones each attempt.
-      return await startDevServer({ ...serverOptions, portWaitMs: serverOptions.portWaitMs ?? 0 });
+      return await startDevServer({ ...serverOptions, port, portWaitMs: serverOptions.portWaitMs ?? 0 });
     } catch (err) {
       if (!(err instanceof DevServerStartError) && !(err instanceof PortInUseError)) throw err;
       const exit = err instanceof DevServerStartError && err.exit ? ` (${err.exit})` : '';

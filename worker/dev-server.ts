@@ -24,7 +24,7 @@ import { startCheckedProxy, type CheckedProxy } from './checked-proxy';
 import { closedHttpApi, devServerArgs, type DynamicConfigValue, type Listener } from './dev-server-args';
 import { DevServerStartError, PortInUseError } from './dev-server-errors';
 import { tailOf } from './output-tail';
-import { claimablePort, freePort, portOpen } from './port-probes';
+import { claimablePort, freePort, freePortBesides, portOpen } from './port-probes';
 import { LOOPBACK, privateLoopbackHost } from './private-loopback';
 
 export { DevServerStartError, PortInUseError };
@@ -164,14 +164,6 @@ async function waitReady(
       }
     }
     await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-/** A free port on `host` other than `taken` (the ports of one server must differ). */
-async function freePortBesides(host: string, taken: (number | undefined)[]): Promise<number> {
-  for (;;) {
-    const port = await freePort(host);
-    if (!taken.includes(port)) return port;
   }
 }
 

@@ -23,6 +23,14 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
   return anyFreePort(host);
 }
 
+/** A free port on `host` other than `taken` (the ports of one server must differ; a retry's too). */
+export async function freePortBesides(host: string, taken: (number | undefined)[]): Promise<number> {
+  for (;;) {
+    const port = await freePort(host);
+    if (!taken.includes(port)) return port;
+  }
+}
+
 function anyFreePort(host: string): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const srv = createServer();
