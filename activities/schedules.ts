@@ -26,8 +26,18 @@ import { withHeartbeats } from './heartbeats';
 
 export type { ScheduleActivities } from '../protocol/reminders';
 
-/** How long a write waits for the reminders workflow to answer that it runs. */
+/** How long a write waits, by default, for the reminders workflow to answer that it runs. */
 const CONFIRM_MS = 20_000;
+
+/** How often a write that waits for the answer looks for a failed workflow task. */
+const TASK_FAILURE_CHECK_MS = 500;
+/**
+ * How long a failed workflow task must stay the workflow's last before the write gives up early
+ * (the server retries a failed task at once; one that then completes was transient).
+ */
+const FAILURE_STANDS_MS = 2_000;
+/** A promise that never settles: a race's side that has nothing to say. */
+const never = new Promise<never>(() => undefined);
 
 export interface ScheduleActivityOptions {
   /** The task queue of the worker that runs the bot's workflows (the reminders workflow runs there). */
@@ -36,6 +46,12 @@ export interface ScheduleActivityOptions {
   timeZone?: string;
   /** Per agent (agentKey -> IANA zone, the agents file's `timeZone`): before `timeZone`. */
   timeZones?: Readonly<Record<string, string>>;
+  /**
+   * How long a write waits for the reminders workflow to answer that it runs before it fails, to be
+   * retried (`RemindersNotAnswering`). Default 20 s: a killed worker's or a restarting server's
+   * workflow answers late.
+   */
+  confirmMs?: number;
 }
 
 /**
@@ -74,6 +90,7 @@ export function createScheduleActivities(
   options: ScheduleActivityOptions,
 ): ScheduleActivities {
   checkZones(options);
+  const confirmMs = options.confirmMs ?? CONFIRM_MS;
   const timeZone = canonicalTimeZone(options.timeZone ?? DEFAULT_TIME_ZONE);
   // The human's zone: set in the chat (kept by the reminders workflow), else the agent's, else the worker's.
   const zoneOf = (agentKey: string, set: string | undefined) => {
@@ -105,23 +122,44 @@ export function createScheduleActivities(
         }),
       );
       // A worker without the reminders workflow takes the start and can never run it: the
-      // reminder would be accepted and never delivered. Its query answers only if it runs.
+      // reminder would be accepted and never delivered. Its query answers only if it runs; a
+      // workflow task that failed says at once that it cannot (the query would only time out).
+      let answered = false;
+      const query = client.withDeadline(Date.now() + confirmMs, () => handle.query(remindersQuery));
+      // A failure still the last word after its retries had time to complete (FAILURE_STANDS_MS).
+      const failedWhileWaiting = (async () => {
+        let failedSince: number | undefined;
+        while (!answered) {
+          await new Promise((r) => setTimeout(r, TASK_FAILURE_CHECK_MS));
+          const failed = answered ? undefined : await workflowTaskFailure(client, handle.workflowId);
+          if (failed === undefined) failedSince = undefined;
+          else if (failedSince === undefined) failedSince = Date.now();
+          else if (Date.now() - failedSince >= FAILURE_STANDS_MS) return failed;
+        }
+        return undefined;
+      })();
+      let failedTask: string | undefined;
       try {
-        await withHeartbeats(
-          client.withDeadline(Date.now() + CONFIRM_MS, () => handle.query(remindersQuery)),
+        failedTask = await withHeartbeats(
+          Promise.race([query.then(() => undefined), failedWhileWaiting.then((f) => f ?? never)]),
         );
       } catch (err) {
         const reason = err instanceof Error ? err.message : String(err);
         // Not answering is not yet "does not run": a worker killed with the workflow in its cache
         // or a server restarting answers late. Only a workflow task that failed says the worker
         // cannot run it; anything else is retried (the add is idempotent).
-        const failedTask = await workflowTaskFailure(client, handle.workflowId);
+        failedTask = await workflowTaskFailure(client, handle.workflowId);
         if (failedTask === undefined) {
           throw ApplicationFailure.create({
             type: REMINDER_FAILURE_TYPES.notAnswering,
-            message: `The reminders workflow ${handle.workflowId} did not answer within ${CONFIRM_MS} ms: ${reason}`,
+            message: `The reminders workflow ${handle.workflowId} did not answer within ${confirmMs} ms: ${reason}`,
           });
         }
+      } finally {
+        answered = true;
+        query.catch(() => undefined);
+      }
+      if (failedTask !== undefined) {
         throw ApplicationFailure.create({
           type: REMINDER_FAILURE_TYPES.unavailable,
           message:

@@ -75,9 +75,10 @@ describe('the reminders write activity', () => {
 
   it('is retried (RemindersNotAnswering) when the workflow only did not answer in time, no task failed', async () => {
     // Nobody polls this task queue: the start is taken and no workflow task runs, let alone fails
-    // (a killed worker or a restarting server looks the same for the 20 s the write waits).
+    // (a killed worker or a restarting server looks the same for as long as the write waits: 20 s
+    // by default, 2 s here).
     const taskQueue = uniqueTaskQueue('reminders-nobody');
-    const activities = createScheduleActivities(server.client, { taskQueue });
+    const activities = createScheduleActivities(server.client, { taskQueue, confirmMs: 2_000 });
     const agentKey = `slow${Date.now()}`;
     const failure = await activities
       .amsflowRemindersWrite(agentKey, { op: 'add', reminder: reminder() })
@@ -88,5 +89,6 @@ describe('the reminders write activity', () => {
     await server.client.workflow.getHandle(`reminders:${agentKey}`).terminate('test');
     expect(failure).toBeInstanceOf(ApplicationFailure);
     expect(failure).toMatchObject({ type: 'RemindersNotAnswering', nonRetryable: false });
+    expect((failure as Error).message).toMatch(/did not answer within 2000 ms/);
   });
 });
