@@ -5,6 +5,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { isLintProbe } from '../lint/lint-probes';
 import { AmsflowError } from '../../core/amsflow-error';
 import { AmsflowErrorCodes } from '../../core/error-codes';
 import { ErrorCodes as MessagingErrorCodes } from '../../messaging/errors';
@@ -33,7 +34,7 @@ function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) return sourceFiles(path);
-    return path.endsWith('.ts') && !path.endsWith('.d.ts') ? [path] : [];
+    return path.endsWith('.ts') && !path.endsWith('.d.ts') && !isLintProbe(path) ? [path] : [];
   });
 }
 

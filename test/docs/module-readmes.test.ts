@@ -6,6 +6,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { isLintProbe } from '../lint/lint-probes';
 
 const ROOT = join(__dirname, '..', '..');
 const MODULES = ['core', 'messaging', 'protocol', 'workflows', 'testing', 'codec', 'tools'];
@@ -18,7 +19,7 @@ function ownFiles(folder: string): string[] {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) {
         if (!existsSync(join(ROOT, path, 'README.md'))) walk(path);
-      } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) {
+      } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && !isLintProbe(entry.name)) {
         out.push(relative(join(ROOT, folder), join(ROOT, path)));
       }
     }

@@ -12,6 +12,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT, SOURCE_FOLDERS, tsFiles } from './import-graph';
+import { lintProbePath } from './lint-probes';
 
 /**
  * Runs the project's ESLint (its own process: ESLint loads its config with import(), which jest's
@@ -113,7 +114,7 @@ const ALLOWED: [string, string][] = [
 
 describe('the fences (eslint.config.mjs)', () => {
   const cases = [...BREAKS, ...ALLOWED];
-  const probe = (i: number) => join(ROOT, cases[i][0], `__fence_probe_${i}__.ts`);
+  const probe = (i: number) => lintProbePath(cases[i][0], `fence-${i}`);
   let reports: Map<string, string[]>;
 
   beforeAll(async () => {

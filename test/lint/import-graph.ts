@@ -6,6 +6,7 @@
 import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import * as ts from 'typescript';
+import { isLintProbe } from './lint-probes';
 
 export const ROOT = join(__dirname, '..', '..');
 
@@ -39,7 +40,8 @@ export function tsFiles(folder: string): string[] {
       } else if (
         entry.name.endsWith('.ts') &&
         !entry.name.endsWith('.d.ts') &&
-        !entry.name.endsWith('.test.ts')
+        !entry.name.endsWith('.test.ts') &&
+        !isLintProbe(entry.name)
       ) {
         out.push(path);
       }

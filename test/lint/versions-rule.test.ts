@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { lintProbePath } from './lint-probes';
 
 /**
  * The workflow-versions fence: Temporal's `patched`/`deprecatePatch` are called in the engine's
@@ -27,7 +28,7 @@ const planted: Record<string, { dir: string; code: string }> = {
     code: "import { isPatched } from './engine/versions';\nexport const f = isPatched;\n",
   },
 };
-const path = (name: string) => join(root, planted[name].dir, `__lint-fixture-versions-${name}__.ts`);
+const path = (name: string) => lintProbePath(planted[name].dir, `versions-${name}`);
 
 describe('lint rule: patch calls only in the versions module', () => {
   const messages: Record<string, string> = {};

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { lintProbePath } from './lint-probes';
 
 /**
  * The lint rules that keep workflow code deterministic, checked by running the project's ESLint
@@ -15,7 +16,7 @@ const fixtures: Record<string, string> = {
   typeImport: "import type { Activities } from '../activities';\nexport type A = Activities;\n",
   floating: "import { sleep } from '@temporalio/workflow';\nexport function f(): void {\n  sleep(1);\n}\n",
 };
-const path = (name: string) => join(root, 'workflows', `__lint-fixture-${name}__.ts`);
+const path = (name: string) => lintProbePath('workflows', `rules-${name}`);
 
 describe('lint rules for workflow code', () => {
   const messages: Record<string, string> = {};
