@@ -1,28 +1,34 @@
 /**
- * Two tiers, so that `npm test` stays well under 20 minutes on 2 cores (about 16):
- * - main (`npm test`): unit, time-skipping, replay, conformance, docs, the packed package, the
- *   native cluster with its reduced chaos run, the examples, the browser checks;
- * - long (`npm run test:long`): the suites that run real worker processes (or `npm start`) for
- *   minutes and kill, restart or signal them: the engine (test/engine), the dev-server chaos run,
- *   and `npm start` as a process (test/start).
+ * Two tiers, so that `npm test` is a loop of minutes:
+ * - main (`npm test`): unit tests, the engine's rules and the author API with time skipping, the
+ *   engine's in-process suites on the shared dev server, replay, the simulator's conformance suite,
+ *   the client, the examples and the docs' examples as written;
+ * - long (`npm run test:long`, after `npm run cluster:setup`): what needs the native cluster (its Go
+ *   build and PostgreSQL), the OpenTelemetry Collector, a browser, the packed-tarball install, or
+ *   real worker processes run for minutes and killed, restarted or signalled: the engine's process
+ *   suites (test/engine), both chaos runs, `npm start` as a process (test/start).
  * CI (`.ci/run`) runs both. Without AMSFLOW_TEST_TIER (a plain `npx jest <path>`) every suite is
  * found.
  */
 // Kept in the main tier although under test/engine: the echo's cost from real histories (a change
-// that adds a hop fails `npm test`), the model agent's SIGKILL and provider suites (issue 24's
-// contract: the LLM example's promises hold in `npm test`), and read ticks across kills and faults
-// (issue 36's).
-const MAIN_ENGINE = ['cost', 'assistant-crash', 'model-provider', 'read-ticks'];
+// that adds a hop fails `npm test`) and the model agent's provider suite, both in-process.
+const MAIN_ENGINE = ['cost', 'model-provider'];
+// The long tier, as path patterns (regular expressions on a suite's path).
 const LONG = [
-  '**/test/engine/**/*.test.ts',
-  ...MAIN_ENGINE.map((name) => `!**/test/engine/${name}.test.ts`),
-  '**/test/chaos/chaos.test.ts',
-  '**/test/start/**/*.test.ts',
+  `/test/engine/(?!(${MAIN_ENGINE.join('|')})\\.test\\.ts$)`,
+  '/test/chaos/(cluster-)?chaos\\.test\\.ts$',
+  '/test/start/',
+  '/test/cluster/',
+  '/test/package/',
+  '/test/browser/',
+  '/test/worker/tracing-collector\\.test\\.ts$',
+  '/test/worker/fleet-reload\\.test\\.ts$',
 ];
 const tier = process.env.AMSFLOW_TEST_TIER ?? 'all';
 if (!['main', 'long', 'all'].includes(tier)) {
   throw new Error(`AMSFLOW_TEST_TIER must be main, long or all (got "${tier}")`);
 }
+const inLong = `(${LONG.join('|')})`;
 
 /** @type {import('jest').Config} */
 module.exports = {
@@ -30,17 +36,13 @@ module.exports = {
   preset: 'ts-jest',
   transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
   roots: ['<rootDir>/test', '<rootDir>/examples'],
-  testMatch: tier === 'long' ? LONG : ['**/*.test.ts'],
-  ...(tier === 'main'
-    ? {
-        testPathIgnorePatterns: [
-          '/node_modules/',
-          `/test/engine/(?!(${MAIN_ENGINE.join('|')})\\.test\\.ts$)`,
-          '/test/chaos/chaos\\.test\\.ts$',
-          '/test/start/',
-        ],
-      }
-    : {}),
+  testMatch: ['**/*.test.ts'],
+  testPathIgnorePatterns: [
+    '/node_modules/',
+    ...(tier === 'main' ? [inLong] : []),
+    // Every suite outside the long tier's patterns.
+    ...(tier === 'long' ? [`^(?!.*${inLong})`] : []),
+  ],
   // The package's own names, as a bot imports them (tsconfig paths do the same for tsc).
   moduleNameMapper: {
     '^amsflow$': '<rootDir>/index.ts',
@@ -54,8 +56,9 @@ module.exports = {
   // The Temporal core bridge keeps a native handle open after the last test.
   forceExit: true,
   testTimeout: 60_000,
-  // Serial: the engine suites run real worker processes and measure pacing; on 2 cores, parallel
-  // suites would starve them.
-  maxWorkers: 1,
+  // The main tier two suites at a time (its suites run in-process, or short processes); the long
+  // tier serially: its suites run real worker processes for minutes and pace them, and on 2 cores
+  // parallel suites would starve them. AMSFLOW_TEST_WORKERS overrides both.
+  maxWorkers: Number(process.env.AMSFLOW_TEST_WORKERS ?? (tier === 'main' ? 2 : 1)),
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
 };

@@ -22,11 +22,19 @@ const files = blocks.map((code, i) => {
   return file;
 });
 
+/** One program for every example (a program each cost seconds apiece); each file's own errors. */
+let program: ts.Program | undefined;
 function typeErrors(file: string): string[] {
-  const config = ts.readConfigFile(join(root, 'tsconfig.json'), ts.sys.readFile);
-  const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, root);
-  const program = ts.createProgram([file], { ...options, rootDir: undefined, noEmit: true, types: [] });
-  return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  if (!program) {
+    const config = ts.readConfigFile(join(root, 'tsconfig.json'), ts.sys.readFile);
+    const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, root);
+    program = ts.createProgram(files, { ...options, rootDir: undefined, noEmit: true, types: [] });
+  }
+  const diagnostics = [
+    ...program.getGlobalDiagnostics(),
+    ...ts.getPreEmitDiagnostics(program, program.getSourceFile(file)),
+  ];
+  return diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
 }
 
 jest.setTimeout(120_000);
