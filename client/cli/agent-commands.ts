@@ -10,11 +10,11 @@ import {
   sendThroughOutbox,
 } from '../agents';
 import { agentOption, taskQueue } from './options';
+import { queryTimeoutMs } from './temporal';
 import { command, CommandFailure } from './spec';
 import { cliTextMessage } from './text-message';
 
 /** How long `state` waits for the agent's answer (only a worker answers a query). */
-const STATE_QUERY_TIMEOUT_MS = 10_000;
 
 /** After this long without an outcome, `send` says what it waits for. */
 const SEND_NOTE_AFTER_MS = 10_000;
@@ -36,13 +36,19 @@ export function ranOutOfTime(code: unknown, deadline: number, now = Date.now()):
 }
 
 /** Why the state query of a running agent failed, for an operator. */
-async function unanswered(client: Client, agentKey: string, err: unknown, deadline: number): Promise<string> {
+async function unanswered(
+  client: Client,
+  agentKey: string,
+  err: unknown,
+  deadline: number,
+  waitedMs: number,
+): Promise<string> {
   const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
   if (!ranOutOfTime((cause as { code?: unknown }).code, deadline))
     return `agent "${agentKey}": the state query failed: ${cause instanceof Error ? cause.message : String(cause)}`;
   const { taskQueue } = await agentRunning(client, agentKey).catch(() => ({ taskQueue: undefined }));
   return (
-    `agent "${agentKey}" did not answer the state query within ${STATE_QUERY_TIMEOUT_MS / 1000} s: ` +
+    `agent "${agentKey}" did not answer the state query within ${waitedMs / 1000} s: ` +
     `is a worker running on task queue "${taskQueue ?? '?'}"?`
   );
 }
@@ -125,17 +131,19 @@ export const sendCommand = command({
 export const stateCommand = command({
   name: 'state',
   summary: "the agent's state as JSON: offset, queue, waiters, counters, last error",
-  description: 'Exit 1 when the agent has no workflow, or no worker answers within 10 s.',
+  description:
+    'Exit 1 when the agent has no workflow, or no worker answers within AMSFLOW_QUERY_TIMEOUT (10 s).',
   options: { agent: agentOption },
-  async run({ values, temporal }) {
+  async run({ values, env, temporal }) {
     const agentKey = values.agent!;
     const client = await temporal();
-    const deadline = Date.now() + STATE_QUERY_TIMEOUT_MS;
+    const waitMs = queryTimeoutMs(env);
+    const deadline = Date.now() + waitMs;
     let state;
     try {
       state = await client.withDeadline(deadline, () => getAgentState(client, agentKey));
     } catch (err) {
-      throw new CommandFailure(await unanswered(client, agentKey, err, deadline));
+      throw new CommandFailure(await unanswered(client, agentKey, err, deadline, waitMs));
     }
     if (!state) throw new CommandFailure(agentNotRunningMessage(agentKey));
     console.log(JSON.stringify(state, null, 2));

@@ -14,13 +14,12 @@ import {
 } from '../approvals';
 import { agentOption, jsonOption, taskQueue } from './options';
 import { command, CommandFailure, type GroupSpec, type Values } from './spec';
+import { queryTimeoutMs } from './temporal';
 
 /** `approval request`'s timeout without `--timeout`. */
 export const DEFAULT_APPROVAL_TIMEOUT = '10m';
 
 /** How long `approval cancel` waits for the cancelled decision before it reports only the signal. */
-const CANCEL_WAIT_MS = 10_000;
-
 /** Exit code of `approval request --wait` for a decision other than approved. */
 export const NOT_APPROVED = 3;
 
@@ -149,9 +148,9 @@ const list = command({
   summary: "the agent's pending approvals",
   description: 'An empty list is not an error.',
   options: { agent: agentOption, json: jsonOption },
-  async run({ values, temporal }) {
+  async run({ values, env, temporal }) {
     const agentKey = values.agent!;
-    const listings = await listApprovals(await temporal(), { agentKey });
+    const listings = await listApprovals(await temporal(), { agentKey, queryTimeoutMs: queryTimeoutMs(env) });
     if (values.json) console.log(JSON.stringify(listings, null, 2));
     else if (listings.length === 0) console.log(`no pending approvals of agent "${agentKey}"`);
     else for (const listing of listings) console.log(approvalLine(listing));
@@ -163,8 +162,9 @@ const cancel = command({
   name: 'cancel',
   summary: 'cancel a pending approval (its decision: cancelled)',
   description: [
-    'Waits up to 10 s for the cancelled decision and prints it as `request --wait` does. Exit 1 when',
-    'there is no such approval, it was decided before the cancel, or it has not ended within 10 s',
+    'Waits up to AMSFLOW_QUERY_TIMEOUT (10 s) for the cancelled decision and prints it as',
+    '`request --wait` does. Exit 1 when there is no such approval, it was decided before the cancel,',
+    'or it has not ended within that time',
     '(the cancel stays recorded: it takes effect once a worker runs the approval).',
   ].join('\n'),
   positionals: [{ name: 'id', what: 'the request id', description: 'the request id' }],
@@ -174,8 +174,10 @@ const cancel = command({
     json: { ...jsonOption, description: 'print the decision as {"id","decision","by","messageId","at"}' },
   },
   check: ({ args }) => approvalIdProblem(args[0]),
-  run: ({ values, args: [id], temporal }) =>
-    reported(values.json, async () => cancelAndWait(await temporal(), values.agent!, id, values)),
+  run: ({ values, args: [id], env, temporal }) =>
+    reported(values.json, async () =>
+      cancelAndWait(await temporal(), values.agent!, id, values, queryTimeoutMs(env)),
+    ),
 });
 
 async function cancelAndWait(
@@ -183,16 +185,17 @@ async function cancelAndWait(
   agentKey: string,
   id: string,
   values: { reason?: string; json?: boolean },
+  waitMs: number,
 ): Promise<number> {
   const handle = getApprovalHandle(client, agentKey, id);
   await handle.cancel(values.reason);
   const decision = await client
-    .withDeadline(Date.now() + CANCEL_WAIT_MS, () => handle.result())
+    .withDeadline(Date.now() + waitMs, () => handle.result())
     .catch(() => undefined);
   if (!decision) {
     console.log(JSON.stringify({ id, workflowId: handle.workflowId, cancel: 'signalled' }));
     throw new CommandFailure(
-      `approval ${id}: cancel signalled, but it has not ended within ${CANCEL_WAIT_MS / 1000} s (is the worker running?)`,
+      `approval ${id}: cancel signalled, but it has not ended within ${waitMs / 1000} s (is the worker running?)`,
     );
   }
   console.log(values.json ? decisionJson(decision) : decisionLine(decision));

@@ -9,6 +9,7 @@ import {
 import { forgetMemory } from '../memory';
 import { agentOption, jsonOption, taskQueue } from './options';
 import { command, CommandFailure, type CommandInput, type GroupSpec, type PositionalSpec } from './spec';
+import { queryTimeoutMs } from './temporal';
 
 const workflowIdArgument: PositionalSpec = {
   name: 'workflow id',
@@ -65,6 +66,7 @@ const list = command({
       agentKey,
       all: values.all ?? false,
       taskQueue: taskQueue(env),
+      queryTimeoutMs: queryTimeoutMs(env),
     });
     if (values.json) console.log(JSON.stringify(listings, null, 2));
     else if (listings.length === 0) console.log(`no running conversations of agent "${agentKey}"`);
@@ -83,9 +85,12 @@ const show = command({
   positionals: [workflowIdArgument],
   options: { json: alwaysJson },
   check: blankId('conversations show'),
-  run: ({ args, temporal }) =>
+  run: ({ args, env, temporal }) =>
     reported(async () => {
-      console.log(JSON.stringify(await showConversation(await temporal(), args[0]), null, 2));
+      const details = await showConversation(await temporal(), args[0], {
+        queryTimeoutMs: queryTimeoutMs(env),
+      });
+      console.log(JSON.stringify(details, null, 2));
       return 0;
     }),
 });
@@ -103,9 +108,12 @@ const cancel = command({
     json: alwaysJson,
   },
   check: blankId('conversations cancel'),
-  run: ({ args, values, temporal }) =>
+  run: ({ args, values, env, temporal }) =>
     reported(async () => {
-      console.log(JSON.stringify(await cancelConversation(await temporal(), args[0], values.reason)));
+      const options = { queryTimeoutMs: queryTimeoutMs(env) };
+      console.log(
+        JSON.stringify(await cancelConversation(await temporal(), args[0], values.reason, options)),
+      );
       return 0;
     }),
 });

@@ -3,7 +3,12 @@ import { formatDuration } from '../../core/durations';
 import { agentKeyProblem } from '../../protocol/ids';
 import { DEFAULT_TASK_QUEUE } from '../../protocol/queues';
 import type { OptionSpec } from './spec';
-import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_NAMESPACE, DEFAULT_TEMPORAL_ADDRESS } from './temporal';
+import {
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_NAMESPACE,
+  DEFAULT_QUERY_TIMEOUT_MS,
+  DEFAULT_TEMPORAL_ADDRESS,
+} from './temporal';
 
 /** The agent key (`--agent`), checked by every command that takes it before anything is contacted. */
 export const agentOption = {
@@ -44,6 +49,10 @@ export const TEMPORAL_ENVIRONMENT: [string, string][] = [
   [
     'AMSFLOW_CONNECT_TIMEOUT',
     `how long to try to reach Temporal (default ${formatDuration(DEFAULT_CONNECT_TIMEOUT_MS)})`,
+  ],
+  [
+    'AMSFLOW_QUERY_TIMEOUT',
+    `how long to wait for a workflow's answer: state, the listings, a cancel, a resume (default ${formatDuration(DEFAULT_QUERY_TIMEOUT_MS)})`,
   ],
   ['AMSFLOW_ENCRYPTION_KEYS', "the workers' keys, when payloads are encrypted"],
 ];

@@ -22,6 +22,8 @@ import { UsageError } from './spec';
 
 export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
 export const DEFAULT_CONNECT_TIMEOUT_MS = 2_000;
+/** How long a command waits for a workflow's answer when `AMSFLOW_QUERY_TIMEOUT` is not set. */
+export const DEFAULT_QUERY_TIMEOUT_MS = 10_000;
 /** The namespace when `TEMPORAL_NAMESPACE` is not set. */
 export const DEFAULT_NAMESPACE = 'default';
 
@@ -71,16 +73,8 @@ export function temporalTarget(env: NodeJS.ProcessEnv, profileName?: string): Te
       `${profile && env.TEMPORAL_ADDRESS === undefined ? `the address of ${profile.origin}` : 'TEMPORAL_ADDRESS'} ${JSON.stringify(address)} is not host:port (e.g. 127.0.0.1:7233, no scheme)`,
     );
   const host = match.groups.v6 ?? match.groups.host;
-  let timeoutMs = DEFAULT_CONNECT_TIMEOUT_MS;
-  if (env.AMSFLOW_CONNECT_TIMEOUT !== undefined) {
-    try {
-      timeoutMs = parseDuration(env.AMSFLOW_CONNECT_TIMEOUT);
-    } catch (err) {
-      if (!(err instanceof DurationFormatError)) throw err;
-      throw new UsageError(`AMSFLOW_CONNECT_TIMEOUT: ${err.message}`);
-    }
-    if (timeoutMs <= 0) throw new UsageError('AMSFLOW_CONNECT_TIMEOUT must be longer than 0');
-  }
+  const timeoutMs = durationVariable(env, 'AMSFLOW_CONNECT_TIMEOUT', DEFAULT_CONNECT_TIMEOUT_MS);
+  queryTimeoutMs(env); // a bad value is bad usage before anything is contacted
   const full = match.groups.port === undefined ? `${address}:${port}` : address;
   return {
     address: full,
@@ -90,6 +84,29 @@ export function temporalTarget(env: NodeJS.ProcessEnv, profileName?: string): Te
     timeoutMs,
     ...(profile ? { profile: { ...profile, address: full } } : {}),
   };
+}
+
+/** A duration variable of the command line (`15s`, `1500ms`...): `fallback` when unset. */
+function durationVariable(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = env[name];
+  if (value === undefined) return fallback;
+  let ms: number;
+  try {
+    ms = parseDuration(value);
+  } catch (err) {
+    if (!(err instanceof DurationFormatError)) throw err;
+    throw new UsageError(`${name}: ${err.message}`);
+  }
+  if (ms <= 0) throw new UsageError(`${name} must be longer than 0`);
+  return ms;
+}
+
+/**
+ * How long a command waits for a workflow's answer (`state`'s query, the listings' queries, a
+ * cancel taking effect, a resume taken): `AMSFLOW_QUERY_TIMEOUT`, default 10 s.
+ */
+export function queryTimeoutMs(env: NodeJS.ProcessEnv): number {
+  return durationVariable(env, 'AMSFLOW_QUERY_TIMEOUT', DEFAULT_QUERY_TIMEOUT_MS);
 }
 
 /**

@@ -12,6 +12,7 @@ import { agentOption, TEMPORAL_ENVIRONMENT } from '../../client/cli/options';
 import {
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_NAMESPACE,
+  DEFAULT_QUERY_TIMEOUT_MS,
   DEFAULT_TEMPORAL_ADDRESS,
 } from '../../client/cli/temporal';
 import { originProblem, portProblem } from '../../client/codec-server';
@@ -235,6 +236,7 @@ describe('the table', () => {
     expect(help.get('AMSFLOW_TASK_QUEUE')).toContain(`"${DEFAULT_TASK_QUEUE}"`);
     expect(help.get('AMSFLOW_AGENT')).toContain(`"${agentOption.default}"`);
     expect(help.get('AMSFLOW_CONNECT_TIMEOUT')).toContain(formatDuration(DEFAULT_CONNECT_TIMEOUT_MS));
+    expect(help.get('AMSFLOW_QUERY_TIMEOUT')).toContain(formatDuration(DEFAULT_QUERY_TIMEOUT_MS));
   });
 });
 
