@@ -7,10 +7,10 @@
  * that no longer reads keeps the old key and says why. Never logs a key; a new one joins the
  * secrets redacted from every log line.
  */
-import { unwatchFile, watchFile } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { registerSecret } from '../core/redact';
 import type { TemporalProfile } from '../tools/temporal-profile';
+import { watchFileContent } from './file-watch';
 
 /** What a profile read again changes: the key to hand on, and what only a restart applies. */
 export interface ProfileChange {
@@ -44,7 +44,7 @@ export type ReloadOutcome = 'replaced' | 'unchanged' | 'failed';
 export class ApiKeyRotation {
   private reloading: Promise<ReloadOutcome> = Promise.resolve('unchanged');
   private readonly onSignal = () => void this.reload();
-  private watching = false;
+  private unwatch: (() => void) | undefined;
 
   constructor(
     private profile: TemporalProfile,
@@ -56,21 +56,15 @@ export class ApiKeyRotation {
   /** Listens for SIGHUP, and watches the profile's file when it has one. */
   start(): this {
     process.on('SIGHUP', this.onSignal);
-    if (this.profile.configFile) {
-      watchFile(
-        this.profile.configFile,
-        { interval: this.options.watchIntervalMs, persistent: false },
-        this.onSignal,
-      );
-      this.watching = true;
-    }
+    if (this.profile.configFile)
+      this.unwatch = watchFileContent(this.profile.configFile, this.options.watchIntervalMs, this.onSignal);
     return this;
   }
 
   stop(): void {
     process.off('SIGHUP', this.onSignal);
-    if (this.watching && this.profile.configFile) unwatchFile(this.profile.configFile, this.onSignal);
-    this.watching = false;
+    this.unwatch?.();
+    this.unwatch = undefined;
   }
 
   /** Reads the profile again and applies a new key; one reload at a time. */

@@ -7,10 +7,10 @@
  * serves it again). One line in the log says what changed; a file with a problem changes nothing
  * and says why. The difference itself is pure ({@link fleetDiff}).
  */
-import { unwatchFile, watchFile } from 'node:fs';
 import type { AgentConfig } from './agents-file';
 import { readAgentsFile } from './agents-file';
 import type { AgentRegistry } from './agent-registry';
+import { watchFileContent } from './file-watch';
 import type { Log } from './run-types';
 
 export interface FleetDiff {
@@ -90,12 +90,12 @@ export function watchFleet(options: FleetWatchOptions): { reload(): Promise<void
     );
   };
   const onChange = () => void reload();
-  watchFile(options.file, { interval: options.intervalMs ?? 2000 }, onChange);
+  const unwatch = watchFileContent(options.file, options.intervalMs ?? 2000, onChange);
   process.on('SIGHUP', onChange);
   return {
     reload,
     stop() {
-      unwatchFile(options.file, onChange);
+      unwatch();
       process.off('SIGHUP', onChange);
     },
   };
