@@ -124,7 +124,7 @@ function fenceConfigs() {
     },
   });
   const publicApi =
-    'examples/ use the public API only: amsflow, amsflow/workflows, amsflow/testing (or ../../index, ../../workflows, ../../testing).';
+    'examples/ use the public API only: amsflow, amsflow/workflows, amsflow/engine-workflows, amsflow/testing (or ../../index, ../../workflows, ../../workflows/engine-workflows, ../../testing).';
   return [
     // core/ is loaded by workflow code too: nothing of ours, no Node built-ins.
     block(['core/**/*.ts'], [{ regex: '^\\.\\./', message: 'core/ imports nothing of ours.' }], true),
@@ -231,10 +231,11 @@ function fenceConfigs() {
       ['examples/**/*.ts'],
       [
         {
-          regex: '^\\.\\./(?!\\.\\./(index|workflows|workflows/index|testing|testing/index)$)',
+          regex:
+            '^\\.\\./(?!\\.\\./(index|workflows|workflows/index|workflows/engine-workflows|testing|testing/index)$)',
           message: publicApi,
         },
-        { regex: '^amsflow/(?!(workflows|testing)$)', message: publicApi },
+        { regex: '^amsflow/(?!(workflows|engine-workflows|testing)$)', message: publicApi },
       ],
     ),
   ];

@@ -48,6 +48,7 @@ module.exports = {
     '^amsflow$': '<rootDir>/index.ts',
     '^amsflow/worker$': '<rootDir>/worker/index.ts',
     '^amsflow/workflows$': '<rootDir>/workflows/index.ts',
+    '^amsflow/engine-workflows$': '<rootDir>/workflows/engine-workflows.ts',
     '^amsflow/testing$': '<rootDir>/testing/index.ts',
   },
   setupFiles: ['<rootDir>/test/support/quiet-runtime.ts', '<rootDir>/test/support/cache-bot-bundles.ts'],

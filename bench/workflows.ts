@@ -12,7 +12,7 @@ import { sleep } from '@temporalio/workflow';
 import { handleMessages, remindAt, sendText, textOf, typing } from '../workflows';
 import { referenceBot } from '../examples/reference/bot';
 
-export { agentWorkflow, remindersWorkflow } from '../workflows';
+export { agentWorkflow, remindersWorkflow } from '../workflows/engine-workflows';
 
 const BURST = /^burst (\d+) (\S+)(?: (\d+))?$/;
 const REMIND = /^remind (\d+) (\d+) (\S+)$/;

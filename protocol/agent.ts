@@ -6,7 +6,7 @@
 import type { AgentTuning } from './agent-tuning';
 import type { Limits } from './wire';
 
-/** The workflow type of the agent workflow (a bot's bundle re-exports `agentWorkflow`). */
+/** The workflow type of the agent workflow (`agentWorkflow`, in every bot's bundle). */
 export const AGENT_WORKFLOW_TYPE = 'agentWorkflow';
 
 /**

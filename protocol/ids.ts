@@ -34,5 +34,5 @@ export function approvalWorkflowId(agentKey: string, requestId: string): string 
   return `approval:${agentKey}:${requestId}`;
 }
 
-/** The workflow type of approvals (the bot's bundle re-exports `approvalWorkflow`). */
+/** The workflow type of approvals (`approvalWorkflow`, in every bot's bundle). */
 export const APPROVAL_WORKFLOW_TYPE = 'approvalWorkflow';

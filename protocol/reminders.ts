@@ -6,7 +6,7 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { Weekday } from '../core/zoned-time';
 
-/** The workflow type of the reminders workflow (a bot's bundle re-exports `remindersWorkflow`). */
+/** The workflow type of the reminders workflow (`remindersWorkflow`, in every bot's bundle). */
 export const REMINDERS_WORKFLOW_TYPE = 'remindersWorkflow';
 
 /** The reminders workflow of an agent: one per agent, holding all its reminders. */

@@ -12,6 +12,9 @@ import type { WorkerOptions } from '@temporalio/worker';
 /** The module `amsflow/workflows` names for this worker. */
 export const WORKFLOW_API_PATH = resolve(__dirname, '..', 'workflows', 'index');
 
+/** The module `amsflow/engine-workflows` names for this worker: amsflow's own workflows. */
+export const ENGINE_WORKFLOWS_PATH = resolve(__dirname, '..', 'workflows', 'engine-workflows');
+
 /**
  * Workflow interceptor modules bundled with every amsflow workflow: the activation guard (see
  * workflows/engine/activation-guard.ts), then the argument check that drops a signal whose
@@ -53,7 +56,8 @@ export const WORKFLOW_PRELOAD_MODULES: readonly string[] = [
 const OWN_MODULES = resolve(dirname(require.resolve('@temporalio/workflow/package.json')), '..', '..');
 
 /**
- * Bundler options that resolve `amsflow/workflows` to this worker's own workflow API, with the
+ * Bundler options that resolve `amsflow/workflows` (and `amsflow/engine-workflows`) to this
+ * worker's own, with the
  * shared modules preloaded ({@link WORKFLOW_PRELOAD_MODULES}).
  */
 export function workflowBundlerOptions(): NonNullable<WorkerOptions['bundlerOptions']> {
@@ -67,6 +71,7 @@ export function workflowBundlerOptions(): NonNullable<WorkerOptions['bundlerOpti
         alias: {
           ...(config.resolve?.alias as Record<string, string> | undefined),
           'amsflow/workflows$': WORKFLOW_API_PATH,
+          'amsflow/engine-workflows$': ENGINE_WORKFLOWS_PATH,
         },
       },
     }),

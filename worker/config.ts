@@ -140,7 +140,7 @@ export interface WorkerConfig {
   temporalAddress?: string;
   namespace: string;
   taskQueue: string;
-  /** Module exporting `agentWorkflow` and the handler workflows. Default: the reference bot. */
+  /** The bot module: its handler workflows (amsflow adds its own at bundling). Default: the reference bot. */
   workflowsPath: string;
   /** A prebuilt bundle (`bundleWorkflowCode` output) used instead of bundling `workflowsPath`. */
   workflowBundlePath?: string;

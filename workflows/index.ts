@@ -1,10 +1,9 @@
 /**
  * amsflow's workflow API (`amsflow/workflows`): what a bot author imports in workflow modules.
- * Deterministic code only; the worker bundles it with your handlers. The engine's own signals,
+ * Deterministic code only; the worker bundles it with your handlers and adds amsflow's own
+ * workflows (`amsflow/engine-workflows`, workflows/engine-workflows.ts). The engine's own signals,
  * queries and ids are in `amsflow/internal` (`workflows/internal.ts`).
  */
-export { agentWorkflow } from './engine/workflow';
-export { approvalWorkflow } from './approvals/approval';
 export {
   DEFAULT_LATE_AFTER,
   DEFAULT_MAX_LATENESS,
@@ -16,7 +15,6 @@ export {
   listSchedules,
   remindAt,
   remindIn,
-  remindersWorkflow,
   scheduleRecurring,
 } from './reminders/reminders';
 export type {
@@ -52,7 +50,6 @@ export { tool } from './models/tool';
 export type { ToolCall, ToolDefinition, ToolExecute, ToolSet } from './models/tool';
 export { reminderTools } from './models/reminder-tools';
 export { approvalTool } from './models/approval-tool';
-export { modelMemoryWorkflow } from './models/memory-workflow';
 export {
   DEFAULT_CANCEL_WORDS,
   EXPIRED_QUESTION_TEXT,

@@ -40,7 +40,12 @@ import {
 
 // Not needed by the worker or the harness; kept for bundles prebuilt with plain
 // `bundleWorkflowCode` (AMSFLOW_WORKFLOW_BUNDLE, as in the cluster's tests and the benchmark).
-export { agentWorkflow, approvalWorkflow, modelMemoryWorkflow, remindersWorkflow } from '../../workflows';
+export {
+  agentWorkflow,
+  approvalWorkflow,
+  modelMemoryWorkflow,
+  remindersWorkflow,
+} from '../../workflows/engine-workflows';
 
 /** The bot's commands, as the help text and `npm start`'s banner list them. */
 export const COMMANDS: readonly { command: string; description: string }[] = [

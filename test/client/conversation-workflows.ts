@@ -9,7 +9,7 @@
 import { condition } from '@temporalio/workflow';
 import { handleMessages, nameConversation, reply, textOf, useAgent, waitForMessage } from '../../workflows';
 
-export { agentWorkflow } from '../../workflows';
+export { agentWorkflow } from '../../workflows/engine-workflows';
 
 export const onMessage = handleMessages(async (message) => {
   nameConversation('signup');

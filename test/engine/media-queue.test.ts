@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { resolveLimits } from '../../messaging/limits';
 import { agentWorkflowId } from '../../protocol';
-import { agentWorkflow } from '../../workflows';
+import { agentWorkflow } from '../../workflows/engine-workflows';
 import { bundle, connectDevServer, waitFor } from '../support/temporal';
 import { Engine } from './support';
 

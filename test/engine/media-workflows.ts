@@ -22,7 +22,7 @@ import {
   type DownloadedMedia,
 } from '../../workflows/media/media';
 
-export { agentWorkflow } from '../../workflows';
+export { agentWorkflow } from '../../workflows/engine-workflows';
 
 /** The 8-byte PNG signature and a few bytes more: enough for a MIME check. */
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Worker, bundleWorkflowCode } from '@temporalio/worker';
 import { resolveLimits } from '../../messaging/limits';
 import { agentWorkflowId, handlerWorkflowId } from '../../protocol';
-import { agentWorkflow } from '../../workflows';
+import { agentWorkflow } from '../../workflows/engine-workflows';
 import { bundle, connectDevServer, waitFor } from '../support/temporal';
 import { Engine } from './support';
 

@@ -31,7 +31,7 @@ import {
 import { referenceBot } from '../../examples/reference/bot';
 import { request } from '../../workflows/author/sending';
 
-export { agentWorkflow } from '../../workflows';
+export { agentWorkflow } from '../../workflows/engine-workflows';
 
 const { shout } = proxyActivities<typeof botActivities>({ startToCloseTimeout: '10 seconds' });
 

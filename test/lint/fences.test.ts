@@ -109,7 +109,7 @@ const ALLOWED: [string, string][] = [
   ['client', "import { dataConverterFor } from '../codec';"],
   ['testing', "import { ensureAgent } from '../client/agents';"],
   ['examples/signup', "import { handleMessages } from 'amsflow/workflows';"],
-  ['examples/reference', "export { agentWorkflow } from '../../workflows';"],
+  ['examples/reference', "export { agentWorkflow } from '../../workflows/engine-workflows';"],
 ];
 
 describe('the fences (eslint.config.mjs)', () => {

@@ -3,7 +3,7 @@
  * tarball of the build and the guides its documentation names (workflows/README.md,
  * docs/OPERATIONS.md, ...): no sources, tests, `.amsflow` or node_modules. A consumer project
  * outside this repository installs that tarball with npm and then, without this repository's
- * tsconfig paths or bundler alias, resolves `amsflow`, `amsflow/workflows`, `amsflow/internal`,
+ * tsconfig paths or bundler alias, resolves `amsflow`, `amsflow/workflows`, `amsflow/engine-workflows`, `amsflow/internal`,
  * `amsflow/testing` and the `amsflow` command, type-checks against the shipped declarations and
  * bundles a workflow module that imports `amsflow/workflows`. Finally the consumer runs the README's
  * bot with amsflow's public API (`runAmsflow(loadConfig())` from `amsflow/worker`, in a process of its
@@ -269,11 +269,19 @@ describe('amsflow as an installed package', () => {
     return JSON.parse(run(process.execPath, ['-e', code], { cwd: consumer }));
   }
 
-  it('resolves amsflow, amsflow/worker, amsflow/workflows and amsflow/internal to the build, from a plain node', () => {
+  it('resolves amsflow, amsflow/worker, amsflow/workflows, amsflow/engine-workflows and amsflow/internal to the build, from a plain node', () => {
     const dist = join(installed, 'dist');
-    expect(
-      probe(['amsflow', 'amsflow/worker', 'amsflow/workflows', 'amsflow/internal', 'amsflow/dist/index.js']),
-    ).toEqual({
+    const resolved = probe([
+      'amsflow',
+      'amsflow/worker',
+      'amsflow/workflows',
+      'amsflow/engine-workflows',
+      'amsflow/internal',
+      'amsflow/dist/index.js',
+    ]);
+    // The author API has none of amsflow's own workflows: every bundle gets them from engine-workflows.
+    expect((resolved['amsflow/workflows'] as { exports: string[] }).exports).not.toContain('agentWorkflow');
+    expect(resolved).toEqual({
       amsflow: {
         path: join(dist, 'index.js'),
         exports: expect.arrayContaining([
@@ -289,13 +297,15 @@ describe('amsflow as an installed package', () => {
       },
       'amsflow/workflows': {
         path: join(dist, 'workflows', 'index.js'),
+        exports: expect.arrayContaining(['handleMessages', 'ask', 'reply', 'isText', 'textOf']),
+      },
+      'amsflow/engine-workflows': {
+        path: join(dist, 'workflows', 'engine-workflows.js'),
         exports: expect.arrayContaining([
           'agentWorkflow',
-          'handleMessages',
-          'ask',
-          'reply',
-          'isText',
-          'textOf',
+          'approvalWorkflow',
+          'remindersWorkflow',
+          'modelMemoryWorkflow',
         ]),
       },
       'amsflow/internal': {

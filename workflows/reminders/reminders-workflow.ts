@@ -86,7 +86,7 @@ export function reminderProblem(r: Reminder | undefined): string | undefined {
  * start from the schedule activities), it holds every pending reminder of the agent, sleeps
  * until the soonest, and delivers it through the agent's outbox as `⏰ <text>`. Changes come
  * as `amsflow.reminders.command` signals; the `amsflow.reminders` query answers its state.
- * A bot module re-exports it: `export { agentWorkflow, remindersWorkflow } from 'amsflow/workflows'`.
+ * Every bot's bundle carries it (workflows/engine-workflows.ts; worker/bot-bundle.ts adds it).
  */
 export async function remindersWorkflow(input: RemindersInput): Promise<void> {
   useAgent(input.agentKey);

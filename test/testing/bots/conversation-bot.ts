@@ -19,7 +19,7 @@ import {
 } from 'amsflow/workflows';
 import { sleep } from '@temporalio/workflow';
 
-export { agentWorkflow } from 'amsflow/workflows';
+export { agentWorkflow } from 'amsflow/engine-workflows';
 
 export const approveSignal = defineSignal<[string]>('approve');
 export const flagUpdate = defineUpdate<void>('flag');

@@ -8,7 +8,7 @@
 import { ApplicationFailure } from '@temporalio/workflow';
 import { ask, handleMessages, sendText, textOf } from 'amsflow/workflows';
 
-export { agentWorkflow } from 'amsflow/workflows';
+export { agentWorkflow } from 'amsflow/engine-workflows';
 
 export const onMessage = handleMessages(async (message) => {
   const text = textOf(message)?.trim();

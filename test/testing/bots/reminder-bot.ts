@@ -8,8 +8,7 @@ import { handleMessages, reply, textOf } from '../../../workflows/index';
 import { handleReminderCommand } from '../../../workflows/reminders/reminder-commands';
 import { describeReminder, remindIn } from '../../../workflows/reminders/reminders';
 
-export { agentWorkflow } from '../../../workflows/index';
-export { remindersWorkflow } from '../../../workflows/reminders/reminders';
+export { agentWorkflow, remindersWorkflow } from '../../../workflows/engine-workflows';
 
 const QUICK = /^quick(-expiring)? (\d+) (.+)$/;
 
