@@ -23,6 +23,7 @@ import { CommandFailure, UsageError, type CommandContext, type Entry } from './c
 import {
   connectTemporal,
   DEFAULT_NAMESPACE,
+  queryTimeoutMs,
   temporalTarget,
   TemporalUnreachableError,
   type TemporalTarget,
@@ -54,8 +55,9 @@ export async function main(
     ...resolution.input,
     async temporal() {
       if (client) return client;
-      // Checked before connecting: bad keys or a malformed address contact nothing (exit 2).
+      // Checked before connecting: bad keys, a malformed address or a bad wait contact nothing (exit 2).
       const dataConverter = dataConverterFromEnv(env);
+      queryTimeoutMs(env);
       const target = temporalTarget(env, profile);
       connection = await connectTemporal(target, env);
       const namespace = target.profile?.namespace ?? env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE;

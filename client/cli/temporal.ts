@@ -74,7 +74,6 @@ export function temporalTarget(env: NodeJS.ProcessEnv, profileName?: string): Te
     );
   const host = match.groups.v6 ?? match.groups.host;
   const timeoutMs = durationVariable(env, 'AMSFLOW_CONNECT_TIMEOUT', DEFAULT_CONNECT_TIMEOUT_MS);
-  queryTimeoutMs(env); // a bad value is bad usage before anything is contacted
   const full = match.groups.port === undefined ? `${address}:${port}` : address;
   return {
     address: full,
