@@ -303,6 +303,10 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
       ...(nemesis?.events ?? []).filter(stopsEverything).map((e) => ({ from: e.at, to: e.at + e.ms })),
       ...unserved,
     ];
+    // The time a latency, reset or bandwidth fault slowed the links: not counted against the grace.
+    const slowed: Stall[] = (nemesis?.events ?? [])
+      .filter((e) => !stopsEverything(e))
+      .map((e) => ({ from: e.at, to: e.at + e.ms }));
     const inbound = stage.agents.flatMap((a) =>
       transcripts[a].inbound.flatMap((m) =>
         m.deliveredAt === null ? [] : [{ agent: a, deliveredAt: m.deliveredAt, readAt: m.readAt }],
@@ -338,8 +342,31 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
         if (!m.pastGrace || delivered === null) continue;
         const until = m.readAt ?? endedAt;
         log(
-          `chaos: ${m.id} on ${agent} ${m.readAt === null ? 'still unread' : 'read'} ${until - delivered} ms after its delivery (${stalledMs(delivered, until, stalls, agent)} ms of it stalled by a fault or the cluster not serving); ${sinceLast(killedAt, delivered)} after a kill, ${sinceLast(restartedAt, delivered)} after a restart`,
+          `chaos: ${m.id} on ${agent} ${m.readAt === null ? 'still unread' : 'read'} ${until - delivered} ms after its delivery (${stalledMs(delivered, until, stalls, agent)} ms of it stalled by a fault or the cluster not serving, ${stalledMs(delivered, until, slowed)} ms slowed by one); ${sinceLast(killedAt, delivered)} after a kill, ${sinceLast(restartedAt, delivered)} after a restart`,
         );
+        // What happened meanwhile, in ms from its delivery: the run's events and the agent's requests.
+        const at = (t: number) => `${t - delivered >= 0 ? '+' : ''}${t - delivered}`;
+        const overlaps = (from: number, to: number) => to >= delivered - 10_000 && from <= until;
+        const happened = [
+          ...killedAt.filter((t) => overlaps(t, t)).map((t) => `${at(t)} kill`),
+          ...restartStalls
+            .filter((s) => overlaps(s.from, s.to))
+            .map((s) => `${at(s.from)} restart ${s.to - s.from} ms`),
+          ...(nemesis?.events ?? [])
+            .filter((e) => overlaps(e.at, e.at + e.ms))
+            .map((e) => `${at(e.at)} ${e.kind} ${e.ms} ms`),
+          ...unserved
+            .filter((s) => (s.agent === undefined || s.agent === agent) && overlaps(s.from, s.to))
+            .map((s) => `${at(s.from)} not served ${s.to - s.from} ms`),
+        ];
+        const requests = (await stage.sim.control.log(agent))
+          .filter((l) => overlaps(l.receivedAt, l.at))
+          .map(
+            (l) =>
+              `${at(l.receivedAt)}..${at(l.at)} ${l.endpoint ?? l.path} ${l.status}${l.fault ? ` (${l.fault})` : ''}`,
+          );
+        log(`chaos:   meanwhile: ${happened.join('; ')}`);
+        log(`chaos:   its agent's requests: ${requests.join('; ')}`);
       }
     }
     for (const t of readTicks.filter((x) => readLateness(x, endedAt, stalls) > options.readLateP95Ms)) {
@@ -428,6 +455,7 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
       inbound,
       unreadGraceMs: options.unreadGraceMs,
       stalls,
+      slowed,
       readTicks,
       endedAt,
       readLateP95LimitMs: options.readLateP95Ms,

@@ -61,7 +61,7 @@ export function chaosLines(r: ChaosResult): [string, string | number][] {
 
 /** The read check's settings, for the set-up line: what "past the grace" and "too late" meant. */
 function readLimits(r: ChaosResult): string {
-  return `a message unread more than ${r.options.unreadGraceMs} ms after its delivery counted as a violation, the read ticks' p95 allowed up to ${r.options.readLateP95Ms} ms after their replies (neither counting the time a database outage, a partition or a server restart stopped everything, nor the time the cluster did not answer a describe of the agent's workflow)`;
+  return `a message unread more than ${r.options.unreadGraceMs} ms after its delivery counted as a violation, the read ticks' p95 allowed up to ${r.options.readLateP95Ms} ms after their replies (neither counting the time a database outage, a partition or a server restart stopped everything, nor the time the cluster did not answer a describe of the agent's workflow; the grace not counting the time a latency, reset or bandwidth fault slowed the links either)`;
 }
 
 export function printChaos(r: ChaosResult): void {

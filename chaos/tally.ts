@@ -78,6 +78,13 @@ export interface ChaosFacts {
   unreadGraceMs: number;
   /** When faults stopped everything (their time is not counted against the read checks). */
   stalls: Stall[];
+  /**
+   * When a fault slowed the links every agent's work crosses (latency, resets, bandwidth limits):
+   * not counted against the grace, which is a bound on recovery with nothing in the way (a worker
+   * killed as a message arrives costs up to 10 s of it: a 7-s task timeout, a 3-s sticky queue);
+   * counted against the read ticks, whose p95 the engine must keep through them.
+   */
+  slowed: Stall[];
   /** Every bot reply quoting a human message, with when that message was marked read. */
   readTicks: ReadTick[];
   /** Real epoch ms the run was counted at: a message still unread is late until then. */
@@ -146,7 +153,7 @@ export interface ChaosVerdict {
     concurrentPolls: number;
     served429: number;
     retriesTooSoon: number;
-    /** Messages delivered and then left unread longer than the service's grace, stalls not counted. */
+    /** Messages delivered and then left unread longer than the service's grace, stalls and slowed links not counted. */
     unreadPastGrace: number;
   };
   /** The same, stalls counted (the service's own count, for the figures). */
@@ -192,7 +199,10 @@ export function tally(facts: ChaosFacts): ChaosVerdict {
       concurrentPolls: Math.max(0, facts.replacedPolls - facts.injectedReplaced),
       served429: Math.max(0, facts.status429 - facts.injected429),
       retriesTooSoon: retriesTooSoon(facts.log),
-      unreadPastGrace: unreadPastGrace(facts.inbound, facts.unreadGraceMs, facts.endedAt, facts.stalls),
+      unreadPastGrace: unreadPastGrace(facts.inbound, facts.unreadGraceMs, facts.endedAt, [
+        ...facts.stalls,
+        ...facts.slowed,
+      ]),
     },
     unreadPastGraceWithStalls: unreadPastGrace(facts.inbound, facts.unreadGraceMs, facts.endedAt, []),
   };

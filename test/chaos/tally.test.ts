@@ -37,6 +37,7 @@ const facts = (over: Partial<ChaosFacts>): ChaosFacts => ({
   inbound: [],
   unreadGraceMs: 10_000,
   stalls: [],
+  slowed: [],
   readTicks: [],
   endedAt: 100_000,
   readLateP95LimitMs: 5000,
@@ -144,6 +145,22 @@ describe('chaos verdict', () => {
     expect(late.violations.unreadPastGrace).toBe(1);
     // A read tick is late by the time after its reply that no stall covers.
     expect(readLateness(tick(0, 18_000), 50_000, stalls)).toBe(8000);
+  });
+
+  it('does not count the time a fault slowed the links against the grace, but against the read ticks', () => {
+    // Delivered at 0, read at 14 s: 6 s of a bandwidth limit in between leave 8 s, within the 10-s
+    // grace; without it the message is past the grace.
+    const slowed = [{ from: 2000, to: 8000 }];
+    const inbound = [{ agent: 'a', deliveredAt: 0, readAt: 14_000 }];
+    expect(tally(facts({ inbound, slowed })).violations.unreadPastGrace).toBe(0);
+    expect(tally(facts({ inbound })).violations.unreadPastGrace).toBe(1);
+    // Past the grace even with the slowed time taken off: counted.
+    const late = [{ agent: 'a', deliveredAt: 0, readAt: 17_000 }];
+    expect(tally(facts({ inbound: late, slowed })).violations.unreadPastGrace).toBe(1);
+    // The read ticks count it: a reply at 0 read at 6 s is 6 s late, slowed or not.
+    const ticks = tally(facts({ readTicks: [tick(0, 6000)], slowed, readLateP95LimitMs: 5000 }));
+    expect(ticks.readTicksLate.p95Ms).toBe(6000);
+    expect(clean(ticks)).toBe(false);
   });
 
   it("does not count the time the cluster did not serve an agent against that agent's messages only", () => {
