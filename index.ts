@@ -22,7 +22,7 @@ export type {
   SendOutcome,
   SendRequest as OutboxRequest,
 } from './protocol';
-export type { AgentWorkflowInput } from './workflows/engine/state-types';
+export type { AgentWorkflowInput } from './workflows/engine/runtime';
 export { agentWorkflowId, handlerWorkflowId, agentKeyProblem, AGENT_KEY_PATTERN } from './protocol/ids';
 export { InvalidAgentKeyError } from './client/agents';
 // Every amsflow error's stable code (docs/OPERATIONS.md, "Error codes")

@@ -6,7 +6,7 @@
  * polls keep the agent workflow's pace: the activity is handed the updates window as the workflow
  * recorded it and paces every further poll by the same {@link SlidingWindow} rules, keeping
  * `reserve` polls free, letting receipts settle into one page when the budget runs low, and
- * keeping the even cadence after a page (see workflows/engine/poll-budget.ts); it reports when
+ * keeping the even cadence after a page (see workflows/engine/poll-rules.ts); it reports when
  * each of its polls ended, and the workflow records them in its window.
  *
  * The pure part, {@link QuietPolling}, decides; the activity does the HTTP and the waiting.

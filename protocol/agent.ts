@@ -1,7 +1,7 @@
 /**
  * The agent workflow's contract with the outside: its type, what it is started with, and what
  * its state query answers operators (`amsflow state`). What it carries across continue-as-new is
- * the engine's own (`workflows/engine/state-types.ts`).
+ * the engine's own (`workflows/engine/runtime.ts`).
  */
 import type { AgentTuning } from './agent-tuning';
 import type { Limits } from './wire';

@@ -13,5 +13,5 @@ export type {
   SendRequest,
   WaitRequest,
 } from '../protocol';
-export type { AgentWorkflowInput, CarriedState } from './engine/state-types';
+export type { AgentWorkflowInput, CarriedState } from './engine/runtime';
 export { DEFAULT_TUNING } from './engine/tuning';

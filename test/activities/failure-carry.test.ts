@@ -1,7 +1,7 @@
 /**
  * A failed or cancelled poll carries what it did (activities/failure-mapping.ts `withPollReport`):
  * its quiet polls and the receipts it read past, and the agent workflow reads it back
- * (workflows/engine/failure.ts `pollReportOf`): the polls it made count in the updates window,
+ * (workflows/engine/request-policy.ts `pollReportOf`): the polls it made count in the updates window,
  * and receipts read past are not read again. A failed send carries what became of the
  * mark-reads that went before it (`sendFailure`), so the workflow books them instead of sending
  * them again.
@@ -11,7 +11,7 @@ import { requestFailure, sendFailure, withPollReport } from '../../activities/fa
 import type { MarkReadReport } from '../../activities/mark-reads';
 import { ActivityFailureTypes as F } from '../../activities/types';
 import { NotAcceptedError, RateLimitError, TransportError } from '../../messaging/errors';
-import { failureInfo, pollReportOf, requestVerdict } from '../../workflows/engine/failure';
+import { failureInfo, pollReportOf, requestVerdict } from '../../workflows/engine/request-policy';
 
 const report: MarkReadReport = {
   done: ['m1'],

@@ -7,7 +7,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { createActivities, type PollOutput } from '../../activities';
 import { OpenPolls, StalePollError } from '../../activities/open-polls';
-import { failureInfo } from '../../workflows/engine/failure';
+import { failureInfo } from '../../workflows/engine/request-policy';
 import type { MessagingClient } from '../../messaging';
 import { engineClient } from '../support/engine-client';
 import { flattenPage } from '../../messaging/page';

@@ -1,7 +1,7 @@
 import type { temporal } from '@temporalio/proto';
 import { sendThroughOutbox, getAgentState } from '../../client/agents';
 import { wakeSignal } from '../../protocol/messages';
-import type { AgentWorkflowInput } from '../../workflows/engine/state-types';
+import type { AgentWorkflowInput } from '../../workflows/engine/runtime';
 import { waitFor } from '../support/temporal';
 import { recordHistory } from '../support/histories';
 import { engineSuite } from './support';

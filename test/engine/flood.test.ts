@@ -3,7 +3,7 @@
  * marked read and not handled, the human is told once, and `amsflow state` counts them; the
  * messages within the budget are answered. A real worker process on the dev server.
  */
-import { FLOOD_TEXT } from '../../workflows/engine/inbound-budget';
+import { FLOOD_TEXT } from '../../workflows/engine/handlers';
 import { waitFor } from '../support/temporal';
 import { engineSuite } from './support';
 

@@ -61,7 +61,7 @@ describe('a poll lost with its worker process', () => {
   });
 
   it('is given up by the next worker at once: no task waits on the dead sticky queue, no backoff', async () => {
-    // The poll's heartbeat timeout stays at its 5-s cap (activity-proxies.ts), not the suite's 3 s:
+    // The poll's heartbeat timeout stays at its 5-s cap (tuning.ts), not the suite's 3 s:
     // the new worker, running about 2 s after the kill, gives the attempt up before it passes.
     const engine = await suite.start({
       windowMs: 60_000,

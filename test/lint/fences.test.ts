@@ -50,11 +50,7 @@ const BREAKS: [string, string, RegExp][] = [
     "import { DEFAULT_TASK_QUEUE } from '../protocol/queues';",
     /messaging\/ may import core\/ only/,
   ],
-  [
-    'protocol',
-    "import type { CarriedState } from '../workflows/engine/state-types';",
-    /nothing of the engine/,
-  ],
+  ['protocol', "import type { CarriedState } from '../workflows/engine/runtime';", /nothing of the engine/],
   ['protocol', "import { resolveLimits } from '../messaging/limits';", /messaging\/ by type only/],
   ['activities', "import { agentWorkflow } from '../workflows/engine/workflow';", /activities\/ may import/],
   ['workflows', "import { startDevServer } from '../worker/dev-server';", /workflows\/ may import/],

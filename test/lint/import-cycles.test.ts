@@ -25,8 +25,8 @@ describe('the import graph', () => {
   });
 
   it('reads every kind of import, type-only ones too', () => {
-    const graph = importGraph(['workflows/engine/state-types.ts', 'client/cli/project-commands.ts']);
-    expect(graph.get('workflows/engine/state-types.ts')).toEqual(
+    const graph = importGraph(['workflows/engine/runtime.ts', 'client/cli/project-commands.ts']);
+    expect(graph.get('workflows/engine/runtime.ts')).toEqual(
       expect.arrayContaining(['protocol/agent.ts', 'workflows/engine/router.ts']),
     );
     // `amsflow start` loads the worker with import(): in the graph too.

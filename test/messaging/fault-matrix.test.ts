@@ -24,8 +24,8 @@ import { engineClient } from '../support/engine-client';
 import { startSimulator, type RunningSimulator } from '../../simulator';
 import { ENDPOINTS, FaultSchema, type Endpoint, type Fault } from '../../simulator/wire';
 import type { MarkReadReport } from '../../activities/mark-reads';
-import { failureInfo, requestVerdict, sendVerdict } from '../../workflows/engine/failure';
-import { rideReport } from '../../workflows/engine/ride-report';
+import { failureInfo, requestVerdict, sendVerdict } from '../../workflows/engine/request-policy';
+import { rideReport } from '../../workflows/engine/statuses';
 import { DEFAULT_TUNING } from '../../workflows/engine/tuning';
 
 const AGENT = 'demo';

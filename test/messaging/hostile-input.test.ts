@@ -23,7 +23,7 @@ import {
 } from '../../messaging';
 import { mediaFileSize } from '../../messaging/schemas';
 import { checkUpdatesParams } from '../../messaging/validation';
-import { failureInfo, requestVerdict } from '../../workflows/engine/failure';
+import { failureInfo, requestVerdict } from '../../workflows/engine/request-policy';
 import {
   answerJson,
   BYTES,

@@ -5,7 +5,7 @@
  * `cluster946a72-3`) is that run's: one workflow task took both the poll's page with the "yes"
  * and the question's send result, and the send's id was known to the quote hold before the
  * question's wait was registered, so the page did not wait. Today's code makes the id known only
- * when the outcome is settled (workflows/engine/send-loop.ts `settle`).
+ * when the outcome is settled (workflows/engine/sender.ts `settle`).
  *
  * The replayer runs a history's last, unfinished workflow task as today's code: the history cut
  * just after the task that took both shows that decision. (The whole history, recorded from the

@@ -1,13 +1,18 @@
 /**
+ * What the agent shows of itself (`amsflow state`), carried (pure): its health (the last error,
+ * the sends given up, the final refusal) and its counters.
+ */
+import type { AgentError, AgentRefusal, FailedSend, AgentCounters } from '../../protocol';
+import type { FailureInfo } from './request-policy';
+
+/**
  * What the agent shows of its health, one owner: the last error (for `amsflow state`), the last
- * send requests given up, and the final refusal that stopped it, if any (refusal.ts). Carried across continue-as-new. Pure: the
+ * send requests given up, and the final refusal that stopped it, if any (request-policy.ts). Carried across continue-as-new. Pure: the
  * runtime logs and counts a new refusal.
  */
-import type { AgentError, AgentRefusal, FailedSend } from '../../protocol';
 
 /** Failed sends kept for operators. */
 export const FAILED_SENDS_KEPT = 10;
-import type { FailureInfo } from './failure';
 
 export class AgentStatus {
   private error: AgentError | undefined;
@@ -80,5 +85,53 @@ export class AgentStatus {
     this.stop = undefined;
     this.resumed = at;
     return ended;
+  }
+}
+
+/**
+ * The agent's counters (`amsflow state`), carried across continue-as-new. One owner, methods
+ * per event: the poll loop counts polls, the dispatcher arrivals and receipts, the send loop
+ * sends. The arrival number (`seq`) is also the ordering key of first replies. Pure.
+ */
+
+export class Tally {
+  private readonly counts: AgentCounters;
+  private seq: number;
+
+  constructor(carried?: { counters?: AgentCounters; inboundSeq?: number }) {
+    this.counts = { received: 0, sent: 0, failedSends: 0, polls: 0, receipts: 0, ...carried?.counters };
+    this.seq = carried?.inboundSeq ?? 0;
+  }
+
+  /** The arrival number of the last inbound message (0 before the first). */
+  get lastSeq(): number {
+    return this.seq;
+  }
+
+  /** Numbers the next inbound message. */
+  arrival(): number {
+    return ++this.seq;
+  }
+
+  polled(polls: number): void {
+    this.counts.polls += polls;
+  }
+
+  received(): void {
+    this.counts.received++;
+  }
+
+  receipt(): void {
+    this.counts.receipts++;
+  }
+
+  sent(ok: boolean): void {
+    if (ok) this.counts.sent++;
+    else this.counts.failedSends++;
+  }
+
+  /** A copy, for the state query and the carried state. */
+  snapshot(): AgentCounters {
+    return { ...this.counts };
   }
 }

@@ -1,4 +1,64 @@
 /**
+ * The run's lifecycle and the work it owns: every loop and detached work has an owner (the
+ * supervisor), signals not waited for are tracked until issued, and `idle()` says when
+ * continue-as-new may hand over.
+ */
+
+/**
+ * Every loop and detached piece of work of the agent run has an owner: a loop that fails fails
+ * the workflow task, visibly, instead of rejecting unhandled while the others go on. Built
+ * before the parts that start work, so nothing is patched in later. Pure (promises only).
+ */
+export class Supervisor {
+  /** Rejects with the first failure of any owned work. */
+  readonly failed: Promise<never>;
+  private reject: (err: unknown) => void = () => undefined;
+
+  constructor() {
+    this.failed = new Promise<never>((_, reject) => {
+      this.reject = reject;
+    });
+  }
+
+  /** Fails the run with `err`. */
+  fail(err: unknown): void {
+    this.reject(err);
+  }
+
+  /** Owns `work`: its failure fails the run. Returns `work`. */
+  own<T>(work: Promise<T>): Promise<T> {
+    work.catch((err: unknown) => this.reject(err));
+    return work;
+  }
+
+  /** `step`, or the run's failure if some owned work fails first. */
+  watch<T>(step: Promise<T>): Promise<T> {
+    return Promise.race([step, this.failed]);
+  }
+}
+
+/**
+ * Signals to other workflows that the agent does not wait for (outcomes, receipts): each is
+ * owned here, so continue-as-new can wait until all were issued, and a closed target (a handler
+ * that finished) is not an error.
+ */
+export class SignalTracker {
+  private readonly pending = new Set<Promise<void>>();
+
+  track(signal: Promise<unknown>): void {
+    const done = (): void => {
+      this.pending.delete(settled);
+    };
+    const settled: Promise<void> = signal.then(done, done);
+    this.pending.add(settled);
+  }
+
+  get size(): number {
+    return this.pending.size;
+  }
+}
+
+/**
  * The agent run's lifecycle, one owner for what continue-as-new waits on: whether the run is
  * draining (continue-as-new has begun), whether polling is being ended, and the holds on the
  * hand-over (a page being handed off, a message held until a send settles). Pure: what it needs

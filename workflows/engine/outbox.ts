@@ -1,4 +1,12 @@
 /**
+ * The outbox (pure): the queue of send requests, and the send in flight (the attempt whose
+ * outcome is not known yet, and the reconciliations under way).
+ */
+import type { SendOutcome, SendRequestFields as SendRequest } from '../../protocol';
+import { BoundedMap, jsonBytes } from './bounds';
+import type { FirstReplyOrder } from './handlers';
+
+/**
  * The outbox's queue: every send request of the agent, taken once per request id (remembered
  * across continue-as-new), sent one at a time: replies before background sends (reminders,
  * approvals: `lane`), then lowest order key first (a handler's requests carry its message's
@@ -7,10 +15,6 @@
  * past `maxQueued` requests or `maxQueuedBytes` of them, a new request is refused at once with
  * `OutboxFull`. Pure.
  */
-import type { SendOutcome, SendRequestFields as SendRequest } from '../../protocol';
-import { BoundedMap } from './bounded-map';
-import type { FirstReplyOrder } from './first-reply-order';
-import { jsonBytes } from './size';
 
 /** Longest failure message kept in carried outcomes (the requester got the whole one). */
 const CARRIED_MESSAGE_CHARS = 160;
@@ -129,5 +133,58 @@ export class Outbox {
 
   private queued(req: SendRequest, via: Queued['via'], inboundSeq: number): Queued {
     return { ...req, via, orderKey: req.handlerSeq ?? inboundSeq + 0.5, index: this.nextIndex++ };
+  }
+}
+
+/**
+ * The send attempt whose outcome the agent does not have yet, owned by the send loop: from the
+ * attempt's start until its outcome is settled (cleared at once by a refusal, which sent
+ * nothing), and the reconciliations under way (an ambiguous attempt being decided from the
+ * service's receipts). The quote hold and the poll loop only read it. Pure.
+ */
+
+export class SendInFlight {
+  private attempting: Queued | undefined;
+  private reconciliations = 0;
+
+  /** The request whose attempt may have reached the service, if any. */
+  get current(): Queued | undefined {
+    return this.attempting;
+  }
+
+  /** Reconciliations waiting for a poll after their fence: polls are not quiet meanwhile. */
+  get reconciling(): number {
+    return this.reconciliations;
+  }
+
+  /** From here the human may see the message before the agent has the result (see quote-hold). */
+  attempt(req: Queued): void {
+    this.attempting = req;
+  }
+
+  /** The attempt is over: refused (nothing the human could have seen), or its outcome settled. */
+  settled(): void {
+    this.attempting = undefined;
+  }
+
+  /** A reconciliation begins; the returned function ends it (once). */
+  reconcile(): () => void {
+    this.reconciliations++;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.reconciliations--;
+    };
+  }
+
+  /** Whether the send in flight is a question that takes the human's next message or bare words. */
+  get questionInFlight(): boolean {
+    const sending = this.attempting;
+    return (
+      sending?.expectReply === true &&
+      sending.requester !== undefined &&
+      (sending.waitNextToo !== false || (sending.answerWords?.length ?? 0) > 0)
+    );
   }
 }

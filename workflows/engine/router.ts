@@ -1,4 +1,14 @@
 /**
+ * Where an inbound message goes (pure): the router's registrations (quoted, bare-word and
+ * next-message waiters), "which one?" lists, the destination decided over them, and the hold of
+ * an answer to a message still being sent.
+ */
+import type { InboundMessage, RoutedMessage } from '../../protocol';
+import { gistOf, type RoutingProof } from '../../protocol/routing';
+import { answerWord } from '../../protocol/answer-words';
+import { BoundedMap } from './bounds';
+
+/**
  * Where an inbound message goes: the waiter of the message it quotes (or reacts to), else the
  * oldest waiter for the next message, else a new handler. Every message reaches exactly one
  * place: a wait that ends (times out) after a message was routed to it hands that message back
@@ -10,11 +20,6 @@
  * hand-back for the `ROUTED_KEPT` most recent deliveries: a wait ends within seconds of a
  * crossing delivery, and a message is up to 16 KB of carried state.
  */
-import type { InboundMessage, RoutedMessage } from '../../protocol';
-import { gistOf, type RoutingProof } from '../../protocol/routing';
-import { answerWord } from '../../protocol/answer-words';
-import { BoundedMap } from './bounded-map';
-import { WhichOnes, type WhichOne } from './which-one';
 
 /** A registered wait: a workflow and which of its waits (`waitId`; a wait request may omit it). */
 export interface Waiter {
@@ -39,7 +44,7 @@ export interface RouterState {
   wordWaiters?: [string, WordWaiter][];
   /** What the agent answers a late answer to an expired question whose workflow has ended. */
   lateTexts?: [string, string][];
-  /** The "which one?" lists the agent asked (see which-one.ts). */
+  /** The "which one?" lists the agent asked (see `WhichOnes`). */
   whichOnes?: [string, WhichOne][];
   /** Recent deliveries, by message id: the routing proof a conversation asks for (protocol/routing.ts). */
   deliveries?: [string, RoutingProof][];
@@ -336,4 +341,187 @@ export class Router {
       deliveries: [...this.deliveries.entries()],
     };
   }
+}
+
+/**
+ * "Which one?": when a bare answer word could answer more than one open question (a "yes" with
+ * two approvals pending, or with an approval pending while another conversation waits for the
+ * human's next message), the agent lists them and decides nothing. The human answers by quoting a listed question, or
+ * by quoting the list with a number: the first bare answer then goes to that wait. A list is
+ * remembered under its request id until it is sent, then under its message id. Pure.
+ *
+ * Bounds: the `WHICH_ONES_KEPT` most recent lists (an older list quoted is an ordinary message),
+ * each with its first `CHOICES_KEPT` waits pickable by number (the rest by quoting them).
+ */
+
+/** Lists remembered. */
+export const WHICH_ONES_KEPT = 3;
+/** Waits of a list that its number picks (a later one is answered by quoting its question). */
+export const CHOICES_KEPT = 9;
+/** Characters of the held answer kept: it is a bare answer word, padding and all. */
+const ANSWER_CHARS = 64;
+
+/** A "which one?" the agent asked: the bare answer it holds and the workflows of the waits it listed, in order. */
+export interface WhichOne {
+  answer: InboundMessage;
+  workflowIds: string[];
+}
+
+/** What a message quoting a list asks for. */
+export type WhichChoice =
+  /** The n-th listed wait (1-based, within the list): it gets the held answer. */
+  | { kind: 'pick'; workflowId: string; answer: InboundMessage }
+  /** No number of the list: the agent asks again. */
+  | { kind: 'again'; list: WhichOne };
+
+/** "Which one?" with the questions a bare answer fits. */
+export function whichOneText(labels: string[]): string {
+  return [
+    'Which one? Reply to this with its number, or quote the question you answer:',
+    ...labels.map((l, i) => `${i + 1}. ${l}`),
+  ].join('\n');
+}
+
+/** The list number in a reply to a list ("2", "#2", "2."), or undefined when it names none. */
+export function choiceNumber(text: string | undefined): number | undefined {
+  const m = /^\s*#?(\d{1,3})\s*[.)]?\s*$/.exec(text ?? '');
+  return m ? Number(m[1]) : undefined;
+}
+
+export class WhichOnes {
+  private readonly lists: BoundedMap<string, WhichOne>;
+
+  constructor(carried: Iterable<readonly [string, WhichOne]> = []) {
+    this.lists = new BoundedMap(WHICH_ONES_KEPT, carried);
+  }
+
+  /** The list being sent as request `requestId`. */
+  asked(requestId: string, list: WhichOne): void {
+    const { from, id, timestamp, text } = list.answer;
+    const answer = {
+      from,
+      id,
+      timestamp,
+      type: 'text',
+      text: { body: (text?.body ?? '').trim().slice(0, ANSWER_CHARS) },
+    };
+    this.lists.set(requestId, { answer, workflowIds: list.workflowIds.slice(0, CHOICES_KEPT) });
+  }
+
+  /** Request `requestId` was sent as message `messageId`: a reply quoting it finds the list. */
+  sent(requestId: string, messageId: string): void {
+    const list = this.lists.get(requestId);
+    if (!list) return;
+    this.lists.delete(requestId);
+    this.lists.set(messageId, list);
+  }
+
+  /** What `message` picks when it quotes a list (text only); undefined when it quotes none. */
+  choice(message: InboundMessage): WhichChoice | undefined {
+    const quoted = message.context?.id;
+    const list = quoted ? this.lists.get(quoted) : undefined;
+    if (!list || message.type !== 'text') return undefined;
+    const n = choiceNumber(message.text?.body);
+    const picked = n === undefined ? undefined : list.workflowIds[n - 1];
+    return picked ? { kind: 'pick', workflowId: picked, answer: list.answer } : { kind: 'again', list };
+  }
+
+  snapshot(): [string, WhichOne][] {
+    return [...this.lists.entries()];
+  }
+}
+
+/**
+ * Where an inbound message goes, decided in one place over the router's registrations (pure):
+ * a late answer to a timed-out question goes to the conversation that asked; a reply to a
+ * "which one?" list is a choice; a bare answer word that could answer more than one open question
+ * (several approvals, or an approval and another conversation's question) gets "which one?";
+ * anything else goes to the waiters that take it, in turn (`Router.take`), and when none takes
+ * it, to a new handler. The dispatcher carries the decision out.
+ */
+
+export type Destination =
+  | { kind: 'late'; late: LateAnswer }
+  | { kind: 'choice'; choice: WhichChoice }
+  | { kind: 'which'; waits: { workflowId: string; label: string }[] }
+  | { kind: 'waiters' };
+
+export function destinationOf(router: Router, message: InboundMessage): Destination {
+  const late = router.late(message);
+  if (late) return { kind: 'late', late };
+  const choice = router.whichOnes.choice(message);
+  if (choice) return { kind: 'choice', choice };
+  const waits = router.ambiguousWaits(message);
+  if (waits) return { kind: 'which', waits };
+  return { kind: 'waiters' };
+}
+
+/** What a pick from a list gets when that question was answered or ended meanwhile. */
+export const NOT_WAITING_TEXT = 'That question is not waiting for an answer any more.';
+
+/**
+ * A reply to a "which one?" list that picks nothing: the list again, of the waits that still
+ * wait (numbered anew), or, when none does, that the question is not waiting any more.
+ */
+export function askAgain(
+  router: Router,
+  choice: Extract<WhichChoice, { kind: 'again' }>,
+): { waits: { workflowId: string; label: string }[] } | { text: string } {
+  const waits = router.choosable(choice.list.workflowIds);
+  return waits.length > 0 ? { waits } : { text: NOT_WAITING_TEXT };
+}
+
+/**
+ * Answers to a message still being sent. The human can answer a question as soon as the service
+ * accepted it, but the agent registers the question's waiter only when it processes the send's
+ * result (a slow answer, a worker lost mid-send, an ambiguous attempt being reconciled), so
+ * routing the answer at once would hand it to a new handler while the question waits on (found
+ * by the chaos run: an approval's quoted "yes", a signup's email). A message may answer the send
+ * in flight when it quotes (or reacts to) an id the agent does not know, or when it quotes
+ * nothing and that send is a question taking the human's next message (or bare yes/no words).
+ *
+ * - While the send is in flight, the page waits for it to settle.
+ * - While it is being reconciled, the page cannot wait (the reconciliation needs the poll loop's
+ *   next poll, and the page's own receipts may be its evidence): such a message alone is held,
+ *   and routed once that send has settled. Continue-as-new waits for held messages.
+ *
+ * Pure: the dispatcher acts on these answers.
+ */
+
+/** What the rule looks at: the ids the agent knows and the send in flight. */
+export interface QuoteView {
+  knowsSent(id: string): boolean;
+  waitsFor(id: string): boolean;
+  /** An attempt is under way (a request still waiting for its turn cannot have been seen). */
+  sending: boolean;
+  /** The send in flight is a question that takes the human's next message or bare answer words. */
+  questionInFlight?: boolean;
+  /** The send in flight is being reconciled. */
+  reconciling?: boolean;
+}
+
+/** `message` quotes an id that is neither a known send of ours nor one a wait is registered for. */
+export function quotesUnsettled(view: QuoteView, message: InboundMessage): boolean {
+  const quoted = Router.quotedId(message);
+  return quoted !== undefined && !view.knowsSent(quoted) && !view.waitsFor(quoted);
+}
+
+/** `message` quotes nothing while a question that takes the next message is being sent. */
+export function mayAnswerQuestion(view: QuoteView, message: InboundMessage): boolean {
+  return view.sending && view.questionInFlight === true && Router.quotedId(message) === undefined;
+}
+
+/** `message` may answer the send in flight. */
+export function mayAnswerInFlight(view: QuoteView, message: InboundMessage): boolean {
+  return view.sending && (quotesUnsettled(view, message) || mayAnswerQuestion(view, message));
+}
+
+/** Whether a page of `fresh` messages waits for the send in flight to settle before it is routed. */
+export function pageWaits(view: QuoteView, fresh: InboundMessage[]): boolean {
+  return fresh.some((m) => mayAnswerInFlight(view, m));
+}
+
+/** Whether `message` must be held: it may answer a send that is being reconciled. */
+export function mustHold(view: QuoteView, message: InboundMessage): boolean {
+  return view.reconciling === true && mayAnswerInFlight(view, message);
 }

@@ -1,39 +1,71 @@
 /**
+ * The agent run's parts and its carried state: the workflow's input and the state it carries
+ * across continue-as-new, the parts built from it (`AgentRuntime`, what the loops share), and
+ * the sum of their slices with its byte bound.
+ */
+import { allHandlersFinished, log, sleep, workflowInfo } from '@temporalio/workflow';
+import type {
+  AgentCounters,
+  AgentError,
+  AgentRefusal,
+  AgentStartInput,
+  FailedSend,
+} from '../../protocol/agent';
+import type { SendOutcome, SendRequestFields } from '../../protocol/sends';
+import { countAgentRefusal } from '../author/metrics';
+import type { MarkReadReport } from '../../activities/mark-reads';
+import { SlidingWindow } from '../../core/sliding-window';
+import { type InboundBudgetState, FirstReplyOrder, HandlerChildren, InboundBudget } from './handlers';
+import { type CursorState, OpenPoll, PollCursor, PollDeadline } from './poll-rules';
+import { type LedgerState, Receipts, ReceiptLedger } from './receipts';
+import { type RouterState, Router } from './router';
+import { type StatusQueueState, rideReport, StatusQueue } from './statuses';
+import { agentActivities, type AgentActivities, resolveTuning, type Tuning } from './tuning';
+import { AgentStatus, Tally } from './agent-status';
+import { failureInfo, refusalLine, decide } from './request-policy';
+import { Lifecycle, SignalTracker, Supervisor } from './lifecycle';
+import { Outbox, SendInFlight } from './outbox';
+
+/**
+ * The agent workflow's own input and carried state: what only the engine reads. What crosses a
+ * boundary (its start input, state view, send and wait requests) is in protocol/.
+ */
+
+/** Input of the agent workflow (`agent:<agentKey>`): the start input, and state carried over. */
+export interface AgentWorkflowInput extends AgentStartInput {
+  /** State carried over by continue-as-new. */
+  carried?: CarriedState;
+}
+
+/**
+ * Everything the agent workflow carries across continue-as-new: the sum of its parts' slices,
+ * each bounded (see `composeCarried`, below). Older runs carried waiters as plain
+ * workflow ids and mark-reads as plain message ids; both forms are still read.
+ */
+export interface CarriedState
+  extends CursorState, RouterState, LedgerState, StatusQueueState, InboundBudgetState {
+  inboundSeq: number;
+  outcomes: [string, SendOutcome][];
+  queue: SendRequestFields[];
+  slots: [number, number][];
+  windows: Record<'messages' | 'updates' | 'statuses' | 'typing', number[]>;
+  lastError?: AgentError;
+  /** Set while a final refusal has stopped the agent (see `workflows/engine/request-policy.ts`). */
+  refusal?: AgentRefusal;
+  /** When the agent was last resumed: a refusal of a request handed out before it is stale. */
+  resumedAt?: number;
+  /** The last send requests given up (see `AgentStatus`). */
+  failedSends?: FailedSend[];
+  counters: AgentCounters;
+  generation: number;
+}
+
+/**
  * What the agent's loops share: its parts, each the one owner of a slice of the run's state
  * (the carried parts, the send in flight, the open poll, the lifecycle, the status and
  * counters), its windows and activities. Others change a part only through its methods. Built
  * once per run from the workflow input; `collect` turns it back into the carried state.
  */
-import { allHandlersFinished, log, sleep, workflowInfo } from '@temporalio/workflow';
-import { countAgentRefusal } from '../author/metrics';
-import type { AgentError, AgentRefusal, SendOutcome } from '../../protocol';
-import type { MarkReadReport } from '../../activities/mark-reads';
-import type { AgentWorkflowInput, CarriedState } from './state-types';
-import { agentActivities, type AgentActivities } from './activity-proxies';
-import { AgentStatus } from './agent-status';
-import { composeCarried } from './carried-state';
-import { failureInfo } from './failure';
-import { FirstReplyOrder } from './first-reply-order';
-import { HandlerChildren } from './handler-children';
-import { InboundBudget } from './inbound-budget';
-import { Lifecycle } from './lifecycle';
-import { OpenPoll } from './open-poll';
-import { Outbox } from './outbox';
-import { PollCursor } from './poll-cursor';
-import { PollDeadline } from './poll-deadline';
-import { Receipts } from './receipts';
-import { refusalLine } from './refusal';
-import { rideReport } from './ride-report';
-import { ReceiptLedger } from './receipt-ledger';
-import { Router } from './router';
-import { SendInFlight } from './send-in-flight';
-import { decide } from './send-policy';
-import { SignalTracker } from './signal-tracker';
-import { SlidingWindow } from '../../core/sliding-window';
-import { StatusQueue } from './status-queue';
-import { Supervisor } from './supervisor';
-import { Tally } from './tally';
-import { resolveTuning, type Tuning } from './tuning';
 
 export type Windows = Record<'messages' | 'updates' | 'statuses' | 'typing', SlidingWindow>;
 
@@ -218,4 +250,58 @@ export class AgentRuntime {
       inbound: this.inbound,
     });
   }
+}
+
+/**
+ * The carried state: what one run of the agent workflow hands the next at continue-as-new, as
+ * the sum of its parts' slices. Every slice is bounded (count bounds in `tuning.ts`, the
+ * outbox also by bytes, long failure messages shortened), so the whole stays under
+ * `CARRIED_STATE_MAX_BYTES`, below Temporal's 2 MB payload limit; a unit test fills every part
+ * to its bound with the largest entries and checks it.
+ */
+
+/** The carried state's bound with default tuning. */
+export const CARRIED_STATE_MAX_BYTES = 1_900_000;
+
+export interface CarriedParts {
+  cursor: PollCursor;
+  router: Router;
+  ledger: ReceiptLedger;
+  statuses: StatusQueue;
+  outbox: Outbox;
+  order: FirstReplyOrder;
+  windows: Record<'messages' | 'updates' | 'statuses' | 'typing', SlidingWindow>;
+  inboundSeq: number;
+  lastError?: AgentError;
+  refusal?: AgentRefusal;
+  resumedAt?: number;
+  failedSends: FailedSend[];
+  inbound: InboundBudget;
+  counters: AgentCounters;
+  generation: number;
+}
+
+export function composeCarried(parts: CarriedParts): CarriedState {
+  return {
+    ...parts.cursor.snapshot(),
+    ...parts.router.snapshot(),
+    ...parts.ledger.snapshot(),
+    ...parts.statuses.snapshot(),
+    ...parts.outbox.snapshot(),
+    ...parts.inbound.snapshot(),
+    inboundSeq: parts.inboundSeq,
+    slots: parts.order.snapshot(),
+    windows: {
+      messages: parts.windows.messages.snapshot(),
+      updates: parts.windows.updates.snapshot(),
+      statuses: parts.windows.statuses.snapshot(),
+      typing: parts.windows.typing.snapshot(),
+    },
+    lastError: parts.lastError,
+    ...(parts.refusal ? { refusal: parts.refusal } : {}),
+    ...(parts.resumedAt !== undefined ? { resumedAt: parts.resumedAt } : {}),
+    ...(parts.failedSends.length > 0 ? { failedSends: parts.failedSends } : {}),
+    counters: parts.counters,
+    generation: parts.generation,
+  };
 }

@@ -1,9 +1,6 @@
 /**
- * The agent workflow, one per agent (`agent:<agentKey>`): wiring only. It builds its parts from
- * the carried state (`AgentRuntime`), runs the poll, outbox, typing and mark-read loops, sets the
- * signals, update and query of the protocol onto the parts, and continues as new before its
- * history grows large or onto a build made current since (a deploy), carrying everything in flight. Each rule lives in its part; see
- * `workflows/README.md`.
+ * The agent workflow: its wiring (the parts, the loops, one-line handlers, continue-as-new) and
+ * the answer to its `state` query, read from the parts.
  */
 import {
   condition,
@@ -25,18 +22,28 @@ import { resumeSchema, sendRequestSchema } from '../../protocol/message-schemas'
 import { AGENT_WORKFLOW_TASK_TIMEOUT } from '../../protocol/agent';
 import { newBuildCurrent, onCurrentBuild } from '../author/build-moves';
 import { setCheckedSignal, setCheckedUpdate } from '../author/checked-handlers';
-import type { AgentWorkflowInput } from './state-types';
-import { Dispatcher } from './dispatcher';
-import { OpsIntake } from './ops-intake';
-import { runPollLoop } from './poll-loop';
-import { AgentRuntime } from './runtime';
-import { SendIntake } from './send-intake';
-import { runOutbox } from './send-loop';
-import { refuseWhileMoving, sendRequestProblem } from './send-request';
-import { stateView } from './state-view';
-import { runMarkReadLoop, runTypingLoop } from './status-loop';
-import { Supervisor } from './supervisor';
+import type { AgentStateView } from '../../protocol';
+import { type AgentWorkflowInput, AgentRuntime } from './runtime';
+import { Dispatcher, OpsIntake } from './dispatcher';
+import { runPollLoop } from './poller';
+import {
+  SendIntake,
+  runOutbox,
+  refuseWhileMoving,
+  sendRequestProblem,
+  runMarkReadLoop,
+  runTypingLoop,
+} from './sender';
+import { Supervisor } from './lifecycle';
 import { continueAsNewAfterEvents } from './tuning';
+
+/**
+ * The agent workflow, one per agent (`agent:<agentKey>`): wiring only. It builds its parts from
+ * the carried state (`AgentRuntime`), runs the poll, outbox, typing and mark-read loops, sets the
+ * signals, update and query of the protocol onto the parts, and continues as new before its
+ * history grows large or onto a build made current since (a deploy), carrying everything in flight. Each rule lives in its part; see
+ * `workflows/README.md`.
+ */
 
 export async function agentWorkflow(input: AgentWorkflowInput): Promise<void> {
   const continueAfter = continueAsNewAfterEvents(input.tuning);
@@ -140,4 +147,33 @@ function registerHandlers(rt: AgentRuntime, ops: OpsIntake, sends: SendIntake): 
   setHandler(routedToQuery, (messageId: unknown) =>
     typeof messageId === 'string' ? rt.router.routedTo(messageId) : null,
   );
+}
+
+/** The answer to the agent's `state` query (`amsflow state`): read from the parts, changes nothing. */
+
+export function stateView(rt: AgentRuntime): AgentStateView {
+  const { refusal, lastError } = rt.status;
+  const { endedAt, dueBy } = rt.deadline;
+  return {
+    agentKey: rt.agentKey,
+    generation: rt.generation,
+    offset: rt.cursor.offset,
+    recipientKnown: rt.cursor.recipient !== undefined,
+    queueLength: rt.outbox.length,
+    sending: rt.outbox.sending?.requestId,
+    waiters: rt.router.counts,
+    pendingMarkRead: rt.statuses.pendingMarkRead,
+    dropped: { markRead: rt.statuses.dropped, receipts: rt.ledger.dropped, flood: rt.inbound.dropped },
+    historyLength: workflowInfo().historyLength,
+    draining: rt.lifecycle.draining,
+    lastError,
+    failedSends: rt.status.failedSends,
+    counters: rt.tally.snapshot(),
+    status: refusal?.status ?? 'running',
+    ...(refusal ? { refusal } : {}),
+    poll: {
+      ...(endedAt === undefined ? {} : { lastEndedAt: new Date(endedAt).toISOString() }),
+      ...(dueBy === undefined || rt.lifecycle.draining ? {} : { dueBy: new Date(dueBy).toISOString() }),
+    },
+  };
 }

@@ -1,4 +1,4 @@
-import { ActivationClock } from '../../../workflows/engine/activation-clock';
+import { ActivationClock } from '../../../workflows/engine/activation-guard';
 
 describe("the stale-clock guard's rule", () => {
   const stamp = (historyLength: number, now: number, replaying = false) => ({

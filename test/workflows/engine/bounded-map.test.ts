@@ -1,4 +1,4 @@
-import { BoundedMap } from '../../../workflows/engine/bounded-map';
+import { BoundedMap } from '../../../workflows/engine/bounds';
 
 describe('BoundedMap', () => {
   it('forgets the oldest entries beyond its limit', () => {

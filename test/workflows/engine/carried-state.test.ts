@@ -1,18 +1,23 @@
-import { CARRIED_STATE_MAX_BYTES, composeCarried } from '../../../workflows/engine/carried-state';
-import { FirstReplyOrder } from '../../../workflows/engine/first-reply-order';
-import { InboundBudget } from '../../../workflows/engine/inbound-budget';
+import { CARRIED_STATE_MAX_BYTES, composeCarried } from '../../../workflows/engine/runtime';
+import { FirstReplyOrder, InboundBudget } from '../../../workflows/engine/handlers';
 
 /** An inbound budget for the state-size test (the default, 0, keeps no times). */
 const FLOOD_BUDGET = 60;
 import { Outbox } from '../../../workflows/engine/outbox';
-import { PollCursor } from '../../../workflows/engine/poll-cursor';
+import { PollCursor } from '../../../workflows/engine/poll-rules';
 import { FAILED_SENDS_KEPT } from '../../../workflows/engine/agent-status';
-import { ReceiptLedger, STATUSES_KEPT, WATCHES_KEPT } from '../../../workflows/engine/receipt-ledger';
-import { DELIVERIES_KEPT, EXPIRED_KEPT, ROUTED_KEPT, Router } from '../../../workflows/engine/router';
-import { CHOICES_KEPT, WHICH_ONES_KEPT } from '../../../workflows/engine/which-one';
-import { jsonBytes } from '../../../workflows/engine/size';
+import { ReceiptLedger, STATUSES_KEPT, WATCHES_KEPT } from '../../../workflows/engine/receipts';
+import {
+  DELIVERIES_KEPT,
+  EXPIRED_KEPT,
+  ROUTED_KEPT,
+  Router,
+  CHOICES_KEPT,
+  WHICH_ONES_KEPT,
+} from '../../../workflows/engine/router';
+import { jsonBytes } from '../../../workflows/engine/bounds';
 import { SlidingWindow } from '../../../core/sliding-window';
-import { StatusQueue } from '../../../workflows/engine/status-queue';
+import { StatusQueue } from '../../../workflows/engine/statuses';
 import { DEFAULT_TUNING as T } from '../../../workflows/engine/tuning';
 
 // Worst-case entries: ids as long as the engine makes them, texts of 4096 four-byte characters.

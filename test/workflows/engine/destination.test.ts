@@ -1,5 +1,4 @@
-import { askAgain, destinationOf, NOT_WAITING_TEXT } from '../../../workflows/engine/destination';
-import { Router } from '../../../workflows/engine/router';
+import { askAgain, destinationOf, NOT_WAITING_TEXT, Router } from '../../../workflows/engine/router';
 import type { InboundMessage } from '../../../protocol';
 
 const text = (id: string, body: string, quoting?: string): InboundMessage => ({

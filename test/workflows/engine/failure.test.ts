@@ -5,7 +5,7 @@ import {
   TimeoutFailure,
   TimeoutType,
 } from '@temporalio/common';
-import { failureInfo, requestVerdict, sendVerdict } from '../../../workflows/engine/failure';
+import { failureInfo, requestVerdict, sendVerdict } from '../../../workflows/engine/request-policy';
 import { ActivityFailureTypes as F } from '../../../protocol/failures';
 
 const fromActivity = (cause: Error) =>

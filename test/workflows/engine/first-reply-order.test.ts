@@ -1,4 +1,4 @@
-import { FirstReplyOrder } from '../../../workflows/engine/first-reply-order';
+import { FirstReplyOrder } from '../../../workflows/engine/handlers';
 
 describe('first-reply order', () => {
   it('holds a later handler’s first reply until every earlier handler sent or released', () => {

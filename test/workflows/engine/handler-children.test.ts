@@ -1,4 +1,4 @@
-import { HandlerChildren } from '../../../workflows/engine/handler-children';
+import { HandlerChildren } from '../../../workflows/engine/handlers';
 
 describe('handler children that may complete into this run', () => {
   it('a started handler is young until it completes, hands over by signal, or is told to move', () => {

@@ -1,4 +1,4 @@
-import { InboundBudget } from '../../../workflows/engine/inbound-budget';
+import { InboundBudget } from '../../../workflows/engine/handlers';
 
 describe('the inbound budget (a flood of new messages)', () => {
   it('takes the budget per window; past it drops, telling the human once per window', () => {

@@ -1,4 +1,4 @@
-import { OpenPoll } from '../../../workflows/engine/open-poll';
+import { OpenPoll } from '../../../workflows/engine/poll-rules';
 
 describe('open poll', () => {
   it('cancels the open poll, and nothing once it has closed', () => {

@@ -1,4 +1,4 @@
-import { FirstReplyOrder } from '../../../workflows/engine/first-reply-order';
+import { FirstReplyOrder } from '../../../workflows/engine/handlers';
 import { Outbox } from '../../../workflows/engine/outbox';
 import type { SendRequest } from '../../../protocol';
 

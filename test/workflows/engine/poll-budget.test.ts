@@ -1,4 +1,4 @@
-import { pageKind, waitAfterPage } from '../../../workflows/engine/poll-budget';
+import { pageKind, waitAfterPage } from '../../../workflows/engine/poll-rules';
 import { SlidingWindow } from '../../../core/sliding-window';
 
 const tuning = { receiptSettleMs: 4000, minSettleMs: 0 };

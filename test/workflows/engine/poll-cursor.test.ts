@@ -1,4 +1,4 @@
-import { PollCursor, readToEnd } from '../../../workflows/engine/poll-cursor';
+import { PollCursor, readToEnd } from '../../../workflows/engine/poll-rules';
 import type { InboundMessage } from '../../../protocol';
 
 const msg = (id: string, from = 'user:1') =>

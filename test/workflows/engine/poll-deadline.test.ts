@@ -1,4 +1,4 @@
-import { PollDeadline, pollBudgetMs } from '../../../workflows/engine/poll-deadline';
+import { PollDeadline, pollBudgetMs } from '../../../workflows/engine/poll-rules';
 
 const tuning = { pollTimeoutSeconds: 25, quietPollMs: 300_000, idlePollMs: 10_000, windowMs: 60_000 };
 

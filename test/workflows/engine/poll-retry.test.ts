@@ -1,4 +1,4 @@
-import { PollRetry } from '../../../workflows/engine/poll-retry';
+import { PollRetry } from '../../../workflows/engine/poll-rules';
 import { resolveTuning } from '../../../workflows/engine/tuning';
 import { lostPollWaitMs } from '../../../protocol/poll-lease';
 
@@ -26,7 +26,7 @@ describe('when the poll loop may poll again', () => {
     retry.failed(10_000, { kind: 'transient' });
     const backoff = retry.notBefore!;
     retry.lost(10_000, 25);
-    // The poll heartbeat timeout is 5 s at most (activity-proxies.ts).
+    // The poll heartbeat timeout is 5 s at most (tuning.ts).
     expect(retry.notBefore).toBe(10_000 + lostPollWaitMs(25, 5000));
     expect(retry.notBefore).toBeGreaterThan(backoff);
     expect(cursor.retryAt).toBe(retry.notBefore);

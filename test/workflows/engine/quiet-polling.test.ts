@@ -1,5 +1,5 @@
 import { QuietPolling, type QuietPollingInput } from '../../../activities/quiet-polling';
-import { assumeQuietPolls, quietPollingFor, recordQuietPolls } from '../../../workflows/engine/quiet-poll';
+import { assumeQuietPolls, quietPollingFor, recordQuietPolls } from '../../../workflows/engine/poll-rules';
 import { DEFAULT_TUNING } from '../../../workflows/engine/tuning';
 import { SlidingWindow } from '../../../core/sliding-window';
 

@@ -1,4 +1,4 @@
-import { mustHold, pageWaits, quotesUnsettled, type QuoteView } from '../../../workflows/engine/quote-hold';
+import { mustHold, pageWaits, quotesUnsettled, type QuoteView } from '../../../workflows/engine/router';
 import type { InboundMessage } from '../../../protocol';
 
 const message = (extra: Partial<InboundMessage>): InboundMessage => ({

@@ -1,4 +1,4 @@
-import { RebuiltRunQuery } from '../../../workflows/engine/rebuilt-run-query';
+import { RebuiltRunQuery } from '../../../workflows/engine/activation-guard';
 
 describe("the activation guard's query rule", () => {
   const replay = { replaying: true, queries: false, legacyQuery: false };

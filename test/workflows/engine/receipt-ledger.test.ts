@@ -1,4 +1,4 @@
-import { ReceiptLedger } from '../../../workflows/engine/receipt-ledger';
+import { ReceiptLedger } from '../../../workflows/engine/receipts';
 
 const receipt = (id: string, status: string) => ({ id, status, timestamp: '1', recipient_id: 'user:1' });
 

@@ -1,8 +1,7 @@
-import { OpenPoll } from '../../../workflows/engine/open-poll';
-import { ReceiptLedger } from '../../../workflows/engine/receipt-ledger';
-import { Receipts } from '../../../workflows/engine/receipts';
-import { SignalTracker } from '../../../workflows/engine/signal-tracker';
-import { Tally } from '../../../workflows/engine/tally';
+import { OpenPoll } from '../../../workflows/engine/poll-rules';
+import { ReceiptLedger, Receipts } from '../../../workflows/engine/receipts';
+import { SignalTracker } from '../../../workflows/engine/lifecycle';
+import { Tally } from '../../../workflows/engine/agent-status';
 
 const sent = (id: string) => ({ id, status: 'sent', timestamp: '1', recipient_id: 'user:1' });
 

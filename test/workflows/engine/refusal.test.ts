@@ -1,5 +1,10 @@
-import { isWorkerShutdown, type FailureInfo } from '../../../workflows/engine/failure';
-import { refusalLine, refusalOf, refusedOutcome } from '../../../workflows/engine/refusal';
+import {
+  isWorkerShutdown,
+  type FailureInfo,
+  refusalLine,
+  refusalOf,
+  refusedOutcome,
+} from '../../../workflows/engine/request-policy';
 
 const at = '2026-01-01T00:00:00.000Z';
 const info = (type: string, details?: FailureInfo['details']): FailureInfo => ({
@@ -9,7 +14,7 @@ const info = (type: string, details?: FailureInfo['details']): FailureInfo => ({
   timedOut: false,
 });
 
-describe('final refusals (refusal.ts)', () => {
+describe('final refusals (request-policy.ts)', () => {
   it('stops the agent on a refused token, on a poll or a send', () => {
     expect(refusalOf('a1', 'poll', info('Unauthorized', { status: 401 }), at)).toEqual({
       status: 'unauthorized',

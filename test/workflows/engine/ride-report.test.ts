@@ -1,4 +1,4 @@
-import { rideReport } from '../../../workflows/engine/ride-report';
+import { rideReport } from '../../../workflows/engine/statuses';
 import { DEFAULT_TUNING } from '../../../workflows/engine/tuning';
 
 describe("a vehicle's mark-read report, in the status queue's terms", () => {

@@ -1,5 +1,4 @@
-import type { Queued } from '../../../workflows/engine/outbox';
-import { SendInFlight } from '../../../workflows/engine/send-in-flight';
+import { type Queued, SendInFlight } from '../../../workflows/engine/outbox';
 
 const req = (extra: Partial<Queued> = {}): Queued => ({
   requestId: 'r1',

@@ -6,7 +6,7 @@ import {
   decide,
   retryAfterRejection,
   retryAllowed,
-} from '../../../workflows/engine/send-policy';
+} from '../../../workflows/engine/request-policy';
 
 const tuning = { rateLimitBackoffMs: 5000, backoffBaseMs: 500, backoffMaxMs: 30_000 };
 

@@ -5,7 +5,7 @@ import {
   invalidRequestOutcome,
   refuseWhileMoving,
   sendRequestProblem,
-} from '../../../workflows/engine/send-request';
+} from '../../../workflows/engine/sender';
 
 describe('send request check', () => {
   it('accepts a well-formed request', () => {

@@ -1,5 +1,5 @@
 import { SlidingWindow } from '../../../core/sliding-window';
-import { StatusQueue, unknownRetryWaitMs, type RideReport } from '../../../workflows/engine/status-queue';
+import { StatusQueue, unknownRetryWaitMs, type RideReport } from '../../../workflows/engine/statuses';
 
 const bounds = { maxPending: 3, maxTyping: 2, giveUpMs: 10_000, graceMs: 3000, unknownRetryBaseMs: 500 };
 const WINDOW_MS = 60_000;

@@ -1,4 +1,4 @@
-import { Supervisor } from '../../../workflows/engine/supervisor';
+import { Supervisor } from '../../../workflows/engine/lifecycle';
 
 describe('supervisor', () => {
   it('fails a watched step with the first failure of owned work', async () => {

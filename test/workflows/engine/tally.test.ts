@@ -1,4 +1,4 @@
-import { Tally } from '../../../workflows/engine/tally';
+import { Tally } from '../../../workflows/engine/agent-status';
 
 describe('tally', () => {
   it('numbers arrivals from the carried number and counts each event', () => {

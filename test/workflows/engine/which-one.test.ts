@@ -1,4 +1,4 @@
-import { WhichOnes, choiceNumber, whichOneText } from '../../../workflows/engine/which-one';
+import { WhichOnes, choiceNumber, whichOneText } from '../../../workflows/engine/router';
 import type { InboundMessage } from '../../../protocol';
 
 const text = (body: string, id = 'm1', quote?: string): InboundMessage => ({

@@ -1,11 +1,6 @@
 /**
- * The poll loop: one long poll at a time, paced by the updates window, from the offset in
- * workflow state; each page's messages are handed to the dispatcher in arrival order before the
- * offset moves past them, and its receipts too. The waits before a poll (the window's pacing,
- * the even cadence after a page) are the activity's own (`startAfterMs`): a page costs the agent
- * one workflow task. (Mark-reads are the sender's: status-queue.ts.) A failed poll is
- * retried from the same offset after Retry-After, the 429 ladder or the backoff
- * (core/backoff.ts). Owns the cursor, the open poll and the poll deadline.
+ * The poller at work: the poll loop and what it tells of its health (its deadline, a failed poll
+ * booked, the wait of a stopped agent). Its state and rules are poll-rules.ts.
  */
 import { ActivityFailure } from '@temporalio/common';
 import { CancellationScope, condition, isCancellation, sleep, workflowInfo } from '@temporalio/workflow';
@@ -13,14 +8,36 @@ import type { QuietPollingInput } from '../../activities/quiet-polling';
 import type { LostPollInput, PollOutput } from '../../activities/types';
 import type { Status } from '../../protocol';
 import type { Dispatcher } from './dispatcher';
-import { pollReportOf } from './failure';
-import { readToEnd } from './poll-cursor';
-import { pageKind, waitAfterPage } from './poll-budget';
-import { expectPoll, pollFailed, untilResumed } from './poll-health';
-import { assumeQuietPolls, quietPollingFor, recordQuietPolls, type QuietPollContext } from './quiet-poll';
+import {
+  pollReportOf,
+  decide,
+  failureInfo,
+  isWorkerShutdown,
+  type FailureInfo,
+  refusalOf,
+} from './request-policy';
+import {
+  readToEnd,
+  pageKind,
+  waitAfterPage,
+  assumeQuietPolls,
+  quietPollingFor,
+  recordQuietPolls,
+  type QuietPollContext,
+  PollRetry,
+  type PollStep,
+} from './poll-rules';
 import type { AgentRuntime } from './runtime';
-import { PollRetry } from './poll-retry';
-import { decide } from './send-policy';
+
+/**
+ * The poll loop: one long poll at a time, paced by the updates window, from the offset in
+ * workflow state; each page's messages are handed to the dispatcher in arrival order before the
+ * offset moves past them, and its receipts too. The waits before a poll (the window's pacing,
+ * the even cadence after a page) are the activity's own (`startAfterMs`): a page costs the agent
+ * one workflow task. (Mark-reads are the sender's: statuses.ts.) A failed poll is
+ * retried from the same offset after Retry-After, the 429 ladder or the backoff
+ * (core/backoff.ts). Owns the cursor, the open poll and the poll deadline.
+ */
 
 /** A wait before a poll longer than this is a workflow timer, not the activity's (its timeouts stay short). */
 const ACTIVITY_WAIT_MAX_MS = 20_000;
@@ -36,7 +53,7 @@ export async function runPollLoop(rt: AgentRuntime, dispatcher: Dispatcher): Pro
   for (;;) {
     // Continue-as-new is ending polling: no new poll (see the workflow's hand-over).
     if (lifecycle.pollEnding) return;
-    // Stopped by a final refusal: no poll until resumed (refusal.ts), then at once.
+    // Stopped by a final refusal: no poll until resumed (request-policy.ts), then at once.
     if (rt.status.refusal && !(await untilResumed(rt))) return;
     expectPoll(rt, 'paced', retry.notBefore);
     let plan = planAhead(rt, retry.notBefore, cadenceMs);
@@ -67,7 +84,7 @@ export async function runPollLoop(rt: AgentRuntime, dispatcher: Dispatcher): Pro
       // wait. Timed out: a poll it started may still be open at the service (its worker cut off,
       // not dead); the next poll waits for its end there (a wait the next poll activity cuts
       // short when the lost attempt's process has ended: activities/poll-tickets.ts), with no
-      // backoff. Otherwise the ladder or the backoff (poll-retry.ts). Stopped by a refusal: the
+      // backoff. Otherwise the ladder or the backoff (poll-rules.ts). Stopped by a refusal: the
       // refusal's resume polls (after a lost poll's wait all the same).
       if (!rt.status.refusal) retry.afterFailure(rt.now(), info, timeoutSeconds, ticketOf(err));
       else if (info.timedOut) retry.lost(rt.now(), timeoutSeconds, ticketOf(err));
@@ -205,7 +222,7 @@ function quietContext(rt: AgentRuntime, firstAt: number): QuietPollContext {
 
 /**
  * Receipts a quiet poll read past (no conversation watched them), dated by when they were read: a
- * receipt read minutes ago is no evidence for an ambiguous send made since (receipt-ledger.ts).
+ * receipt read minutes ago is no evidence for an ambiguous send made since (receipts.ts).
  */
 function receiveReadPast(
   rt: AgentRuntime,
@@ -249,4 +266,36 @@ async function processPage(
   page.statuses.forEach((status, i) => rt.receipts.receive(status, page.readPastAt?.[i]));
   rt.cursor.advance(page.nextOffset);
   release();
+}
+
+/**
+ * What the poll loop tells of its health: by when its next poll should have ended (the poll
+ * deadline, poll-rules.ts), and what a failed poll means for the agent's state: an error to
+ * show, or a final refusal that stops it (request-policy.ts) until it is resumed.
+ */
+
+/** Sets by when the poll of `step` should have ended (`notBefore`: a retry wait before it). */
+export function expectPoll(rt: AgentRuntime, step: PollStep, notBefore?: number): void {
+  rt.deadline.expect(step, rt.now(), notBefore);
+}
+
+/** Waits while a refusal stops the agent; false when continue-as-new ends polling meanwhile. */
+export async function untilResumed(rt: AgentRuntime): Promise<boolean> {
+  rt.deadline.stopped();
+  await condition(() => rt.status.refusal === undefined || rt.lifecycle.pollEnding);
+  return !rt.lifecycle.pollEnding;
+}
+
+/**
+ * Books a failed poll: its error for `amsflow state` (a poll ended by a worker's graceful shutdown
+ * is none: the next worker polls again), and a final refusal stops the agent, unless the poll
+ * was handed out (`requestedAt`) before the last resume (`AgentStatus.halt`).
+ */
+export function pollFailed(rt: AgentRuntime, err: unknown, requestedAt: number): FailureInfo {
+  rt.deadline.ended(rt.now());
+  const info = failureInfo(err);
+  if (!isWorkerShutdown(info)) rt.noteError('poll', err);
+  const refusal = refusalOf(rt.agentKey, 'poll', info, new Date(rt.now()).toISOString());
+  if (refusal) rt.halt(refusal, requestedAt);
+  return info;
 }

@@ -1,24 +1,120 @@
 /**
- * The outbox loop: takes the next request the outbox allows, sends it (one attempt per
- * activity, paced by the messages window, the mark-reads due riding with it: read, then answer),
- * retries what the send policy says may be retried, settles ambiguous attempts only as the
- * request opted in, and hands the outcome back. Owns the send in flight (send-in-flight.ts).
+ * The sender at work: where send requests enter (the one door into the outbox: the `send` update
+ * and a conversation's send operations, checked at the edge), the outbox loop that sends them one
+ * at a time, what a requester hears of its send, and the status loops (mark-reads, typing) on the
+ * statuses window. Its queue is outbox.ts, its status policy statuses.ts.
  */
-import { condition } from '@temporalio/workflow';
-import type { SendFailureType, SendOutcome } from '../../protocol';
-import { failureInfo, sendVerdict, type FailureInfo } from './failure';
-import type { Queued } from './outbox';
-import { refusalOf, refusedOutcome } from './refusal';
+import { ApplicationFailure } from '@temporalio/common';
+import { condition, getExternalWorkflowHandle } from '@temporalio/workflow';
+import type { SendOutcome, SendRequest, SendFailureType } from '../../protocol';
+import { AGENT_MOVING } from '../../protocol/failures';
+import { reportOutbox, countSendFailure } from '../author/metrics';
+import { sendResultSignal } from '../../protocol/messages';
 import type { AgentRuntime } from './runtime';
 import {
+  failureInfo,
+  sendVerdict,
+  type FailureInfo,
+  refusalOf,
+  refusedOutcome,
   FRESH_RETRY_STATE,
   backoffMs,
   retryAfterRejection,
   retryAllowed,
   type RetryState,
-} from './send-policy';
-import { countSendFailure, reportOutbox } from '../author/metrics';
-import { notifyRequester, wantsToHear } from './requester';
+} from './request-policy';
+import type { Queued } from './outbox';
+import type { SignalTracker } from './lifecycle';
+
+/**
+ * The shape check of a send request, at the outbox's edge. Pure: the `send` update's validator
+ * rejects a bad request before it enters history, and a bad `sendRequest` signal is answered
+ * with a `SendInvalid` outcome instead of being dropped.
+ */
+
+/**
+ * The refusal of a send update while the run drains before continue-as-new (`AGENT_MOVING`):
+ * the caller sends again, to the next run.
+ */
+export function refuseWhileMoving(draining: boolean): void {
+  if (!draining) return;
+  throw ApplicationFailure.create({
+    type: AGENT_MOVING,
+    message: 'the agent is moving to its next run (continue-as-new): send again',
+    nonRetryable: true,
+  });
+}
+
+/** Why `req` is not a usable send request, or undefined when it is. */
+export function sendRequestProblem(req: unknown): string | undefined {
+  if (typeof req !== 'object' || req === null) return 'a send request must be an object';
+  const r = req as Partial<SendRequest>;
+  if (typeof r.requestId !== 'string' || r.requestId.length === 0)
+    return 'a send request needs a non-empty requestId';
+  if (typeof r.message !== 'object' || r.message === null || typeof r.message.type !== 'string') {
+    return 'a send request needs a message with a type';
+  }
+  if (r.requester !== undefined && typeof r.requester !== 'string') return 'requester must be a workflow id';
+  if (r.onlyWhileWaiting !== undefined && (typeof r.onlyWhileWaiting !== 'number' || !r.requester)) {
+    return 'onlyWhileWaiting must be a wait id of the requester';
+  }
+  return undefined;
+}
+
+/** The outcome a malformed request gets: it was not sent. */
+export function invalidRequestOutcome(problem: string): SendOutcome {
+  return {
+    ok: false,
+    type: 'SendInvalid',
+    message: `Malformed send request: ${problem}; nothing was sent.`,
+    attempts: 0,
+  };
+}
+
+/**
+ * Where send requests enter the outbox: the `send` update (its caller waits for the outcome) and
+ * a conversation's send operations (dispatcher.ts; the requester hears the outcome only when it
+ * asked, `notify`). A request id seen before gets the outcome it had, never a second send.
+ */
+
+export class SendIntake {
+  constructor(private readonly rt: AgentRuntime) {}
+
+  /** The `send` update (already validated): queues `req` and waits for its outcome. */
+  async update(req: SendRequest): Promise<SendOutcome> {
+    const { outbox } = this.rt;
+    this.enqueue(req, 'update');
+    await condition(() => outbox.outcomes.has(req.requestId));
+    return outbox.outcomes.get(req.requestId)!;
+  }
+
+  /** Queues `req` once (a known id is answered with its outcome, if its requester asked for it). */
+  enqueue(req: SendRequest, via: 'update' | 'signal'): void {
+    const { rt } = this;
+    const known = rt.outbox.outcomes.get(req.requestId);
+    if (known) {
+      if (via === 'signal' && req.requester && wantsToHear(req, known))
+        notifyRequester(rt.signals, req.requester, req.requestId, known);
+      return;
+    }
+    const taken = rt.outbox.enqueue(req, via, rt.tally.lastSeq);
+    reportOutbox(rt);
+    // A handler's first request ends its hold on later handlers' first replies.
+    if (taken !== 'duplicate' && req.handlerSeq !== undefined) rt.order.release(req.handlerSeq);
+    if (typeof taken === 'object') {
+      if (via === 'signal' && req.requester && wantsToHear(req, taken.refused))
+        notifyRequester(rt.signals, req.requester, req.requestId, taken.refused);
+      else if (via === 'signal') rt.sendFailed(req, taken.refused);
+    }
+  }
+}
+
+/**
+ * The outbox loop: takes the next request the outbox allows, sends it (one attempt per
+ * activity, paced by the messages window, the mark-reads due riding with it: read, then answer),
+ * retries what the send policy says may be retried, settles ambiguous attempts only as the
+ * request opted in, and hands the outcome back. Owns the send in flight (outbox.ts).
+ */
 
 export async function runOutbox(rt: AgentRuntime): Promise<never> {
   const { lifecycle } = rt;
@@ -258,4 +354,98 @@ async function reconcile(rt: AgentRuntime, attemptAt: number): Promise<string | 
   }
   // Claimed when the outcome is settled (`settle`), as a plain send's id is.
   return rt.ledger.claimable(attemptAt);
+}
+
+/**
+ * What a requesting workflow hears of its send request: the outcome, only when it asked for it
+ * (`SendRequest.notify`), as an `amsflow.sendResult` signal the agent does not wait for.
+ */
+
+/** Whether the requester of `req` is told `outcome`. Pure. */
+export function wantsToHear(req: Pick<SendRequest, 'notify'>, outcome: SendOutcome): boolean {
+  return req.notify === 'outcome' || (req.notify === 'failure' && !outcome.ok);
+}
+
+/** Tells `requester` the outcome of its request `requestId`. */
+export function notifyRequester(
+  signals: SignalTracker,
+  requester: string,
+  requestId: string,
+  outcome: SendOutcome,
+): void {
+  signals.track(getExternalWorkflowHandle(requester).signal(sendResultSignal, { requestId, outcome }));
+}
+
+/**
+ * The status loops, on the statuses endpoint's own windows so they never delay a reply:
+ * - mark-reads that no send took within the grace (a message with no reply yet), or that a
+ *   vehicle told nothing of, go by a request of their own, paced by the statuses window (most
+ *   ride with the reply's send instead: statuses.ts);
+ * - typing indicators, on the typing counter: shown at once or not at all; one shown marks its
+ *   message read too.
+ */
+
+/**
+ * Runs until continue-as-new begins (the mark-reads left are carried, due at once in the next
+ * run). A request under way is awaited: the hand-over waits for this loop.
+ */
+export async function runMarkReadLoop(rt: AgentRuntime): Promise<void> {
+  for (let n = 1; ; n++) {
+    if (!(await untilOwnDue(rt))) return;
+    const vehicle = `read#${n}`;
+    const messageIds = rt.statuses.forOwn(vehicle, rt.now());
+    if (messageIds.length === 0) continue;
+    try {
+      const report = await rt.acts.status.markRead({ agentKey: rt.agentKey, messageIds });
+      rt.markReadsRode(vehicle, report);
+    } catch (err) {
+      rt.markReadsRode(vehicle, undefined);
+      rt.noteError('status', err);
+    }
+  }
+}
+
+/**
+ * Waits until a mark-read is due for a request of its own; false once continue-as-new begins. A
+ * timer only while one waits for its time (and it is cancelled when a send takes it first): idle,
+ * the loop costs nothing. Stopped by a refusal, mark-reads wait (they would be refused as well).
+ */
+async function untilOwnDue(rt: AgentRuntime): Promise<boolean> {
+  const { lifecycle, statuses, status } = rt;
+  for (;;) {
+    if (lifecycle.draining) return false;
+    if (status.refusal) {
+      await condition(() => lifecycle.draining || status.refusal === undefined);
+      continue;
+    }
+    const at = statuses.ownDueAt(rt.now());
+    if (at !== undefined && at <= rt.now()) return true;
+    const changed = () =>
+      lifecycle.draining || status.refusal !== undefined || statuses.ownDueAt(rt.now()) !== at;
+    if (at === undefined) await condition(changed);
+    else await condition(changed, at - rt.now());
+  }
+}
+
+/** Runs until continue-as-new begins (pending typing indicators are dropped: they would be late). */
+export async function runTypingLoop(rt: AgentRuntime): Promise<void> {
+  for (;;) {
+    // Stopped by a refusal: typing waits too (it would be refused as well).
+    await condition(
+      () => rt.lifecycle.draining || (rt.statuses.hasTyping && rt.status.refusal === undefined),
+    );
+    if (rt.lifecycle.draining) return;
+    const typingId = rt.statuses.takeTyping()!;
+    // A late typing indicator is worse than none: skip it when the budget is spent.
+    if (rt.windows.typing.delay(rt.now()) > 0) continue;
+    const confirm = rt.windows.typing.record(rt.now());
+    try {
+      await rt.acts.status.sendTyping({ agentKey: rt.agentKey, messageId: typingId });
+      confirm(rt.now());
+      rt.statuses.typed(typingId);
+    } catch (err) {
+      confirm(rt.now());
+      rt.noteError('status', err);
+    }
+  }
 }

@@ -1,4 +1,12 @@
 /**
+ * What waits for the statuses endpoint (pure): mark-reads and typing indicators with the statuses
+ * window's slots, and a vehicle's mark-read report in the status queue's terms.
+ */
+import type { SlidingWindow } from '../../core/sliding-window';
+import type { MarkReadReport } from '../../activities/mark-reads';
+import { backoffMs, type BackoffTuning } from './request-policy';
+
+/**
  * What waits for the statuses endpoint: mark-reads and typing indicators, with the statuses
  * window's slots they take. Policy (pure, bounded):
  * - mark-read: every message handed off is queued once (`addMarkRead`). It rides with the next
@@ -30,7 +38,6 @@
  * and moved to when each request was answered (the latest the service may have counted it), or,
  * for a vehicle that told nothing, to when that was learned.
  */
-import type { SlidingWindow } from '../../core/sliding-window';
 
 export interface MarkReadEntry {
   messageId: string;
@@ -283,3 +290,29 @@ export class StatusQueue {
     }
   }
 }
+
+/**
+ * What the agent makes of a vehicle's mark-read report (activities/mark-reads.ts): the status
+ * queue's terms, with the wait before the failed ones are tried again (Retry-After when the
+ * service sent one, else the first rung of the backoff); those of unknown outcome go again at
+ * once. Pure.
+ */
+
+export function rideReport(report: MarkReadReport, tuning: BackoffTuning): RideReport {
+  const { done, refused, failed, times } = report;
+  const unknown = report.unknown ?? [];
+  if (failed.length === 0) return { done, refused, failed, unknown, times };
+  // The service's Retry-After is honoured even past the backoff's cap (a cap below it would be a
+  // request sooner than allowed after a 429); only an absurd one is bounded.
+  const waitMs =
+    report.retryAfterMs !== undefined
+      ? Math.min(report.retryAfterMs, Math.max(tuning.backoffMaxMs, RETRY_AFTER_BOUND_MS))
+      : Math.min(
+          backoffMs(0, tuning, () => 0.5),
+          tuning.backoffMaxMs,
+        );
+  return { done, refused, failed, unknown, times, retry: { waitMs } };
+}
+
+/** The longest Retry-After a mark-read waits (past it, the service's answer is taken as absurd). */
+const RETRY_AFTER_BOUND_MS = 300_000;
