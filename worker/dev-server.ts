@@ -13,6 +13,14 @@
  * loopback address; the HTTP API is closed ({@link closedHttpApi}); the gRPC frontend, which the
  * workers and the `temporal` CLI use, is what it always was. Its database and the files beside it
  * are readable by their user only (the watchdog's umask).
+ *
+ * Why not `@temporalio/testing`'s ephemeral server (`TestWorkflowEnvironment.createLocal` with an
+ * existing CLI path), which starts the same `server start-dev`: tried on 1.24.0, its server shares
+ * the caller's process group (a Ctrl-C stops it at once, before the workers drain), writes to the
+ * caller's stdout and stderr (nothing to read a port clash or a bad flag from), takes no umask,
+ * and outlives a caller killed with SIGKILL (reparented to init, still serving). Each of the four
+ * is a promise of this module, and what it would save is only the command line
+ * (`dev-server-args.ts`), which the watchdog needs anyway.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
