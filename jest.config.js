@@ -29,6 +29,12 @@ if (!['main', 'long', 'all'].includes(tier)) {
   throw new Error(`AMSFLOW_TEST_TIER must be main, long or all (got "${tier}")`);
 }
 const inLong = `(${LONG.join('|')})`;
+const workers = process.env.AMSFLOW_TEST_WORKERS ?? (tier === 'main' ? '2' : '1');
+if (!/^[1-9][0-9]*$/.test(String(workers))) {
+  throw new Error(
+    `AMSFLOW_TEST_WORKERS must be a whole number of suites at a time, 1 or more (got "${workers}")`,
+  );
+}
 
 /** @type {import('jest').Config} */
 module.exports = {
@@ -60,6 +66,6 @@ module.exports = {
   // The main tier two suites at a time (its suites run in-process, or short processes); the long
   // tier serially: its suites run real worker processes for minutes and pace them, and on 2 cores
   // parallel suites would starve them. AMSFLOW_TEST_WORKERS overrides both.
-  maxWorkers: Number(process.env.AMSFLOW_TEST_WORKERS ?? (tier === 'main' ? 2 : 1)),
+  maxWorkers: Number(workers),
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
 };
