@@ -23,7 +23,7 @@ export type {
   SendRequest as OutboxRequest,
 } from './protocol';
 export type { AgentWorkflowInput } from './workflows/engine/runtime';
-export { agentWorkflowId, handlerWorkflowId, agentKeyProblem, AGENT_KEY_PATTERN } from './protocol/ids';
+export { agentWorkflowId, handlerWorkflowId, agentKeyProblem, AGENT_KEY_PATTERN } from './protocol/agent';
 export { InvalidAgentKeyError } from './client/agents';
 // Every amsflow error's stable code (docs/OPERATIONS.md, "Error codes")
 export { AmsflowError } from './core/amsflow-error';
@@ -34,8 +34,8 @@ export { requestApproval, getApprovalHandle, cancelApproval } from './client/app
 export { listApprovals } from './client/approval-listing';
 export { ApprovalRequestError, ApprovalError } from './client/approvals';
 export type { ApprovalHandle, ApprovalListing, RequestApprovalOptions } from './client/approvals';
-export type { ApprovalDecision, ApprovalInput, ApprovalView } from './protocol/approvals';
-export { approvalWorkflowId } from './protocol/ids';
+export type { ApprovalDecision, ApprovalInput, ApprovalView } from './protocol/conversations';
+export { approvalWorkflowId } from './protocol/agent';
 export { parseDuration, formatDuration, DurationFormatError } from './core/durations';
 
 // Conversations seen from outside
@@ -50,12 +50,12 @@ export { readMemory, forgetMemory } from './client/memory';
 export type { MemoryView, MemoryTurn, ChatMessage } from './protocol/models';
 export { textMessage, mediaMessage } from './workflows/author/builders';
 
-export { ActivityFailureTypes, SEND_FAILURE_TYPES } from './protocol/failures';
+export { ActivityFailureTypes, SEND_FAILURE_TYPES } from './protocol/conversations';
 
 // Encryption at rest (AMSFLOW_ENCRYPTION_KEYS): an application's own Temporal client needs the same
 // data converter as the workers, and asks a query again when amsflow's activation guard refused it
 // (`new Client({ connection, dataConverter: dataConverterFromEnv(), interceptors: ASK_AGAIN_INTERCEPTORS })`)
-export { ASK_AGAIN_INTERCEPTORS } from './protocol/queries';
+export { ASK_AGAIN_INTERCEPTORS } from './protocol/messages';
 export {
   dataConverterFromEnv,
   dataConverterFor,

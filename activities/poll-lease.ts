@@ -1,12 +1,12 @@
 /**
- * The poll activity's side of the poll lease (protocol/poll-lease.ts): a poll starts only right
+ * The poll activity's side of the poll lease (protocol/agent.ts): a poll starts only right
  * after Temporal acknowledged a heartbeat of this activity attempt, within `ackMaxMs`. Not
  * acknowledged (Temporal unreachable, or too slow): asked again until the heartbeat timeout has
  * passed since the last acknowledgement, when Temporal has given the attempt up and another poll
  * may be open: the activity then stops ({@link PollLeaseLostError}). Temporal no longer knows the
  * attempt (timed out, or its workflow moved on): it stops at once.
  */
-import { POLL_LEASE } from '../protocol/poll-lease';
+import { POLL_LEASE } from '../protocol/agent';
 
 /** What asking Temporal to record a heartbeat of this attempt came to. */
 export type LeaseAnswer = 'held' | 'lost' | 'unknown';

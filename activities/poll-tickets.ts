@@ -3,7 +3,7 @@
  * agent, so that after a poll activity timed out the next one can tell whether the poll it may
  * have left open at the service can still be open there.
  *
- * The poll lease (protocol/poll-lease.ts) makes the agent's next poll wait, after a timed-out poll
+ * The poll lease (protocol/agent.ts) makes the agent's next poll wait, after a timed-out poll
  * activity, until a poll that attempt may have started has ended at the service: 22 s at the
  * spec's 25-s polls, since a worker cut off from everything leaves its request open there until
  * the poll's own timeout. But the common cause of a timed-out poll is a worker process that died

@@ -1,5 +1,5 @@
 /**
- * The routing proof's activity (protocol/routing.ts): asks the agent workflow whether it routed a
+ * The routing proof's activity (protocol/conversations.ts): asks the agent workflow whether it routed a
  * message to the calling workflow (its `amsflow.routedTo` query), for a conversation that must act
  * on nothing else. A query, not a signal: nothing a client sends can answer it but the agent.
  *
@@ -9,12 +9,12 @@
  */
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import { agentWorkflowId } from '../protocol/ids';
+import { agentWorkflowId } from '../protocol/agent';
 import { routedToQuery } from '../protocol/messages';
-import type { RoutingActivities, RoutingProof } from '../protocol/routing';
+import type { RoutingActivities, RoutingProof } from '../protocol/conversations';
 import { withHeartbeats } from './heartbeats';
 
-export type { RoutingActivities } from '../protocol/routing';
+export type { RoutingActivities } from '../protocol/conversations';
 
 export function createRoutingActivities(client: Client): RoutingActivities {
   return {

@@ -21,7 +21,7 @@ export interface PollInput {
 }
 
 /**
- * A poll activity attempt that timed out (the poll lease: protocol/poll-lease.ts), handed to the
+ * A poll activity attempt that timed out (the poll lease: protocol/agent.ts), handed to the
  * next: no poll before `waitMs` from now (the lease's wait), unless the ticket file says the
  * lost attempt's process has ended or is this one (poll-tickets.ts).
  */
@@ -144,4 +144,4 @@ export interface StatusOutput {
   startedAt: number;
 }
 
-export { ActivityFailureTypes } from '../protocol/failures';
+export { ActivityFailureTypes } from '../protocol/conversations';

@@ -20,7 +20,7 @@ import { startToxiproxy, type RunningToxiproxy } from './cluster/toxiproxy';
 import type { Link } from './nemesis';
 import type { Stage, StageOptions } from './stage';
 import { superviseWorkers } from './workers';
-import { ASK_AGAIN_INTERCEPTORS } from '../protocol/queries';
+import { ASK_AGAIN_INTERCEPTORS } from '../protocol/messages';
 
 /** A lock: one piece of exclusive work at a time, in the order asked. */
 function exclusiveLock(): <T>(work: () => Promise<T>) => Promise<T> {

@@ -8,8 +8,7 @@
  */
 import { WorkflowFailedError, type Client } from '@temporalio/client';
 import { requestApproval } from '../client/approval-handle';
-import { stateQuery } from '../protocol/messages';
-import { askAgainOnRebuild } from '../protocol/queries';
+import { stateQuery, askAgainOnRebuild } from '../protocol/messages';
 import type { RunningSimulator } from '../simulator';
 import { matches, type Expectation, type SurfacedAs } from './tally';
 

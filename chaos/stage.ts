@@ -14,7 +14,7 @@ import { startSimulator, type RunningSimulator } from '../simulator';
 import { freePort, startDevServer, type RunningDevServer } from '../worker/dev-server';
 import { scaledTuning } from '../bench/scaled-tuning';
 import { superviseWorkers } from './workers';
-import { ASK_AGAIN_INTERCEPTORS } from '../protocol/queries';
+import { ASK_AGAIN_INTERCEPTORS } from '../protocol/messages';
 
 export interface StageOptions {
   agents: number;

@@ -9,10 +9,9 @@
  * client/cli/resume-command.ts.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { agentWorkflowId } from '../protocol/ids';
+import { agentWorkflowId } from '../protocol/agent';
 import { resumeAgentWorkflow } from '../protocol/agent-start';
-import { stateQuery } from '../protocol/messages';
-import { askAgainOnRebuild } from '../protocol/queries';
+import { stateQuery, askAgainOnRebuild } from '../protocol/messages';
 import type { AgentStateView } from '../protocol';
 
 /** Sends `amsflow.resume` to the agent's workflow. Throws `WorkflowNotFoundError` when it does not run. */

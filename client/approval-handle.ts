@@ -8,10 +8,9 @@ import {
   WorkflowNotFoundError,
   type Client,
 } from '@temporalio/client';
-import { APPROVAL_WORKFLOW_TYPE, approvalWorkflowId } from '../protocol/ids';
+import { APPROVAL_WORKFLOW_TYPE, approvalWorkflowId, DEFAULT_TASK_QUEUE } from '../protocol/agent';
 import { cancelSignal } from '../protocol/messages';
-import { DEFAULT_TASK_QUEUE } from '../protocol/queues';
-import type { ApprovalDecision } from '../protocol/approvals';
+import type { ApprovalDecision } from '../protocol/conversations';
 import { AmsflowErrorCodes } from '../core/error-codes';
 import {
   ApprovalError,

@@ -3,7 +3,7 @@
  * with its state from the `amsflow.approval` query.
  */
 import { QueryNotRegisteredError, type Client } from '@temporalio/client';
-import { APPROVAL_WORKFLOW_TYPE, approvalWorkflowId } from '../protocol/ids';
+import { APPROVAL_WORKFLOW_TYPE, approvalWorkflowId } from '../protocol/agent';
 import { approvalQuery } from '../protocol/messages';
 import {
   checkAgentKey,

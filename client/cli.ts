@@ -29,7 +29,7 @@ import {
   type TemporalTarget,
 } from './cli/temporal';
 import { connectFailureLine, credentialsRefused } from '../tools/temporal-profile';
-import { ASK_AGAIN_INTERCEPTORS } from '../protocol/queries';
+import { ASK_AGAIN_INTERCEPTORS } from '../protocol/messages';
 
 export { DEFAULT_APPROVAL_TIMEOUT } from './cli/approval-commands';
 

@@ -6,7 +6,7 @@
  * agent.
  */
 import { QueryNotRegisteredError, type Client } from '@temporalio/client';
-import { agentKeyProblem, handlerWorkflowId } from '../protocol/ids';
+import { agentKeyProblem, handlerWorkflowId } from '../protocol/agent';
 import { conversationQuery } from '../protocol/messages';
 import type { ConversationView } from '../protocol';
 import { InvalidAgentKeyError } from './agents';

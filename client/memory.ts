@@ -4,8 +4,8 @@
  * (`amsflow conversations forget`): every turn the model would be shown is dropped, for good.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { agentKeyProblem } from '../protocol/ids';
-import { askAgainOnRebuild } from '../protocol/queries';
+import { agentKeyProblem } from '../protocol/agent';
+import { askAgainOnRebuild } from '../protocol/messages';
 import { forgetMemoryUpdate, memoryQuery, memoryWorkflowId, type MemoryView } from '../protocol/models';
 import { InvalidAgentKeyError } from './agents';
 

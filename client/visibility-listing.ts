@@ -7,7 +7,7 @@
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { QueryDefinition } from '@temporalio/common';
 import { mapLimited } from '../core/map-limited';
-import { askAgainOnRebuild } from '../protocol/queries';
+import { askAgainOnRebuild } from '../protocol/messages';
 
 /** At most this many queries are in flight at once while listing. */
 export const QUERY_CONCURRENCY = 8;

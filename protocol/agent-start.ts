@@ -6,8 +6,7 @@
  */
 import type { Client } from '@temporalio/client';
 import type { AgentStartInput } from './agent';
-import { AGENT_WORKFLOW_TASK_TIMEOUT, AGENT_WORKFLOW_TYPE } from './agent';
-import { agentWorkflowId } from './ids';
+import { AGENT_WORKFLOW_TASK_TIMEOUT, AGENT_WORKFLOW_TYPE, agentWorkflowId } from './agent';
 import { resumeSignal } from './messages';
 
 /** What the agent workflow is started with, and on which task queue. The key is already checked. */

@@ -11,7 +11,7 @@
  * promotion so that they move at once.
  */
 import type { Client } from '@temporalio/client';
-import { APPROVAL_WORKFLOW_TYPE } from './ids';
+import { APPROVAL_WORKFLOW_TYPE } from './agent';
 import { wakeSignal } from './messages';
 
 /** amsflow's own workflow types that move to the current build at continue-as-new (build-moves.ts). */

@@ -4,15 +4,5 @@
  * workflow code may import it; it imports nothing of the engine or of workflows/.
  */
 export * from './agent';
-export * from './agent-tuning';
-export * from './answer-words';
-export * from './conversation-ops';
 export * from './conversations';
-export * from './failures';
-export * from './queries';
-export * from './ids';
 export * from './messages';
-export * from './queues';
-export * from './sends';
-export * from './waits';
-export * from './wire';

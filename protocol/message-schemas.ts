@@ -95,7 +95,7 @@ const outboundMessage = once(() => {
     .passthrough();
 });
 
-/** The fields of every send purpose (see `sends.ts`); which may go together is checked below. */
+/** The fields of every send purpose (see `conversations.ts`); which may go together is checked below. */
 const sendRequestFields = once(() =>
   z
     .object({
@@ -180,7 +180,7 @@ export const waitRequestSchema = lazily(() =>
   ]),
 );
 
-/** One operation of a conversation (see `conversation-ops.ts`). */
+/** One operation of a conversation (see `conversations.ts`). */
 export const conversationOpSchema = lazily(() =>
   z.discriminatedUnion('op', [
     z.object({ op: z.literal('send'), request: sendRequestSchema }).passthrough(),

@@ -1,4 +1,4 @@
-import type { AgentTuning } from '../protocol/agent-tuning';
+import type { AgentTuning } from '../protocol/agent';
 
 /**
  * The agent's tuning under time skipping: no long polls (a running activity holds the clock), an

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { canonicalTimeZone, isTimeZone } from '../core/zoned-time';
-import { AGENT_KEY_PATTERN } from '../protocol/ids';
+import { AGENT_KEY_PATTERN } from '../protocol/agent';
 import { BaseUrlSchema, parseAgentEntries } from './config-checks';
 import { nonEmpty } from './config-schemas';
 

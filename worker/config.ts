@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { Limits } from '../messaging/limits';
-import { DEFAULT_TASK_QUEUE } from '../protocol/queues';
+import { DEFAULT_TASK_QUEUE } from '../protocol/agent';
 import type { AgentTuning } from '../protocol';
 import { isTimeZone } from '../core/zoned-time';
 import { EncryptionKeysSchema, EncryptionStrictSchema, type EncryptionKey } from '../codec/keys';

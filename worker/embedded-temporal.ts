@@ -12,7 +12,7 @@ import { dataConverterFor } from '../codec';
 import type { WorkerConfig } from './config';
 import { startDevServer, type RunningDevServer } from './dev-server';
 import type { Log } from './run-types';
-import { ASK_AGAIN_INTERCEPTORS } from '../protocol/queries';
+import { ASK_AGAIN_INTERCEPTORS } from '../protocol/messages';
 import { ApiKeyRotation } from './api-key-rotation';
 import { AmsflowError } from '../core/amsflow-error';
 import { AmsflowErrorCodes } from '../core/error-codes';

@@ -7,7 +7,7 @@
 import type { Duration } from '@temporalio/common';
 import type { Activities } from '../activities';
 import type { Limits } from '../messaging/limits';
-import { activityQueue, type Endpoint } from '../protocol/queues';
+import { activityQueue, type Endpoint } from '../protocol/agent';
 
 /** Activities per endpoint queue, the limits whose budgets size its ceiling, and its drain time. */
 export const ENDPOINT_QUEUES: readonly {

@@ -68,7 +68,7 @@ export interface EngineWorkersOptions {
   drain?: boolean;
   /**
    * False: polls start without Temporal's acknowledgement of their attempt (the poll lease,
-   * protocol/poll-lease.ts). Only for a server on loopback that no network can cut off (the
+   * protocol/agent.ts). Only for a server on loopback that no network can cut off (the
    * time-skipping test harness, whose child it is). Default true.
    */
   pollLease?: boolean;

@@ -8,7 +8,7 @@ import type { Client } from '@temporalio/client';
 import { mapLimited } from '../core/map-limited';
 import { resolveLimits } from '../messaging/limits';
 import { startOrResumeAgentWorkflow } from '../protocol/agent-start';
-import type { AgentTuning } from '../protocol/agent-tuning';
+import type { AgentTuning } from '../protocol/agent';
 import type { AgentConfig, WorkerConfig } from './config';
 import type { Log } from './run-types';
 

@@ -1,6 +1,6 @@
 /**
  * How a worker asks Temporal to acknowledge a poll activity attempt (the poll lease:
- * protocol/poll-lease.ts, activities/poll-lease.ts): a heartbeat recorded through the worker's
+ * protocol/agent.ts, activities/poll-lease.ts): a heartbeat recorded through the worker's
  * own connection, the way its SDK's heartbeats go, with a deadline. Recorded: the attempt is
  * still Temporal's (a cancellation it carries reaches the activity through the SDK as usual).
  * NOT_FOUND: Temporal gave the attempt up, or its workflow moved on. Anything else, the deadline

@@ -1,7 +1,7 @@
 /** `amsflow ensure`, `send` and `state`: the agent's workflow from outside. */
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { agentWorkflowId } from '../../protocol/ids';
+import { agentWorkflowId } from '../../protocol/agent';
 import {
   agentNotRunningMessage,
   agentRunning,

@@ -1,7 +1,6 @@
 /** Options several commands share, declared once. */
 import { formatDuration } from '../../core/durations';
-import { agentKeyProblem } from '../../protocol/ids';
-import { DEFAULT_TASK_QUEUE } from '../../protocol/queues';
+import { agentKeyProblem, DEFAULT_TASK_QUEUE } from '../../protocol/agent';
 import type { OptionSpec } from './spec';
 import {
   DEFAULT_CONNECT_TIMEOUT_MS,

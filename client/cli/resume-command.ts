@@ -1,5 +1,5 @@
 /** `amsflow agent resume [<key>]`: an agent stopped by a final refusal polls again (client/agent-resume.ts). */
-import { agentKeyProblem } from '../../protocol/ids';
+import { agentKeyProblem } from '../../protocol/agent';
 import { resume } from '../agent-resume';
 import { agentOption } from './options';
 import { command, type GroupSpec } from './spec';

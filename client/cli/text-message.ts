@@ -4,7 +4,7 @@
  * agent is asked. The client builds it itself: it may not import the workflow code's builders.
  */
 import { characterCount, MAX_TEXT_CHARS } from '../../messaging/validation';
-import type { OutboundMessage } from '../../protocol/wire';
+import type { OutboundMessage } from '../../protocol/conversations';
 import { CommandFailure } from './spec';
 
 /** A text message of `body`, quoting `replyTo` when given; a {@link CommandFailure} when the text is unfit. */

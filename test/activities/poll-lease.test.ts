@@ -1,5 +1,5 @@
 import { PollLease, PollLeaseLostError, type LeaseAnswer } from '../../activities/poll-lease';
-import { POLL_LEASE, lostPollWaitMs } from '../../protocol/poll-lease';
+import { POLL_LEASE, lostPollWaitMs } from '../../protocol/agent';
 
 /** A lease over scripted answers, each taking `tookMs` of a clock that only moves when told. */
 function leaseWith(answers: { answer: LeaseAnswer; tookMs: number }[], heartbeatTimeoutMs = 5000) {

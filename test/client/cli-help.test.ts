@@ -17,8 +17,7 @@ import {
 } from '../../client/cli/temporal';
 import { originProblem, portProblem } from '../../client/codec-server';
 import { formatDuration } from '../../core/durations';
-import { agentKeyProblem } from '../../protocol/ids';
-import { DEFAULT_TASK_QUEUE } from '../../protocol/queues';
+import { agentKeyProblem, DEFAULT_TASK_QUEUE } from '../../protocol/agent';
 import { command, isGroup, type Entry } from '../../client/cli/spec';
 import { main } from '../../client/cli';
 import { run } from './cli-runner';

@@ -24,7 +24,7 @@ import {
 } from '../../codec';
 import { freePort } from '../../worker/dev-server';
 import { runAmsflow, type RunningAmsflow } from '../../worker/run';
-import { agentWorkflowId } from '../../protocol/ids';
+import { agentWorkflowId } from '../../protocol/agent';
 
 jest.setTimeout(240_000);
 

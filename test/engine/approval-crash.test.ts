@@ -3,8 +3,8 @@
  * the answer given while no worker runs is taken once, the approval resolves once, and the
  * reminder, due while the worker is down, fires once.
  */
-import { approvalWorkflowId } from '../../protocol/ids';
-import type { ApprovalDecision } from '../../protocol/approvals';
+import { approvalWorkflowId } from '../../protocol/agent';
+import type { ApprovalDecision } from '../../protocol/conversations';
 import { remindersWorkflowId } from '../../protocol/reminders';
 import { recordHistory } from '../support/histories';
 import { waitFor } from '../support/temporal';

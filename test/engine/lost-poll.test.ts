@@ -10,7 +10,7 @@
  */
 import { temporal } from '@temporalio/proto';
 import { eventMs } from '../../bench/breakdown';
-import { lostPollWaitMs } from '../../protocol/poll-lease';
+import { lostPollWaitMs } from '../../protocol/agent';
 import { recordHistory } from '../support/histories';
 import { waitFor } from '../support/temporal';
 import { engineSuite } from './support';

@@ -1,5 +1,5 @@
 /**
- * The poll lease (protocol/poll-lease.ts) on the dev server, with toxiproxy between one worker and
+ * The poll lease (protocol/agent.ts) on the dev server, with toxiproxy between one worker and
  * the frontend: while the agent workflow runs on the other worker and the poll on this one, every
  * connection of this one to Temporal is reset (it still reaches the service). Its heartbeats fail
  * at once, which resets the SDK's local heartbeat timer, so nothing stops its quiet poll; Temporal

@@ -10,7 +10,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { requestApproval } from '../../client/approval-handle';
-import { approvalWorkflowId } from '../../protocol/ids';
+import { approvalWorkflowId } from '../../protocol/agent';
 import type { Endpoint, Fault } from '../../simulator/wire';
 import { remindersWorkflowId } from '../../protocol/reminders';
 import { waitFor } from '../support/temporal';

@@ -47,7 +47,7 @@ const BREAKS: [string, string, RegExp][] = [
   ['core', "import { readFileSync } from 'node:fs';", /Node built-ins/],
   [
     'messaging',
-    "import { DEFAULT_TASK_QUEUE } from '../protocol/queues';",
+    "import { DEFAULT_TASK_QUEUE } from '../protocol/agent';",
     /messaging\/ may import core\/ only/,
   ],
   ['protocol', "import type { CarriedState } from '../workflows/engine/runtime';", /nothing of the engine/],
@@ -84,7 +84,7 @@ const BREAKS: [string, string, RegExp][] = [
   ['workflows/author', "import { reply } from '../index';", /workflows\/ may import/],
   ['client/cli', "import { MessagingClient } from '../../messaging/client';", /messaging\/ by type only/],
   ['testing', "import { resolveTemporalBinaries } from '../scripts/setup';", /testing\/ may import/],
-  ['simulator', "import { agentWorkflowId } from '../protocol/ids';", /simulator\/ may import core\/ only/],
+  ['simulator', "import { agentWorkflowId } from '../protocol/agent';", /simulator\/ may import core\/ only/],
   ['codec', "import { Observability } from '../worker/observability';", /codec\/ may import core\/ only/],
   ['tools', "import { backoff } from '../core/backoff';", /tools\/ imports nothing of ours/],
   ['examples/signup', "import { agentWorkflow } from '../../workflows/engine/workflow';", /public API only/],

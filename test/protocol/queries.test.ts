@@ -1,5 +1,5 @@
 import type { WorkflowQueryInput } from '@temporalio/client';
-import { ASK_AGAIN_INTERCEPTORS, askAgainOnRebuild, isGuardRefusal } from '../../protocol/queries';
+import { ASK_AGAIN_INTERCEPTORS, askAgainOnRebuild, isGuardRefusal } from '../../protocol/messages';
 
 describe('asking a query again after the activation guard refused it', () => {
   const refusal = (words: string) => new Error(`Query failed: ${words} details`);

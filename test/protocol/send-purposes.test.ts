@@ -1,5 +1,5 @@
 /**
- * Send requests are split by purpose (protocol/sends.ts): an out-of-band send, a workflow's send,
+ * Send requests are split by purpose (protocol/conversations.ts): an out-of-band send, a workflow's send,
  * a question, a nudge. The schema every send handler parses with refuses a request that mixes
  * purposes, at the boundary, with the field at fault named; the types refuse the same at compile
  * time. Waits are a union on `wait`.

@@ -18,7 +18,7 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { RawValue, type Payload } from '@temporalio/common';
 import { Runtime } from '@temporalio/worker';
 import { requestApproval } from '../../client/approval-handle';
-import { agentWorkflowId, handlerWorkflowId } from '../../protocol/ids';
+import { agentWorkflowId, handlerWorkflowId } from '../../protocol/agent';
 import { waitFor } from '../support/temporal';
 import { settled, startAmsflowRun, type AmsflowRun } from './running-amsflow';
 

@@ -1,4 +1,4 @@
-/** Waits for a conversation to have asked its agent for the routing proof (protocol/routing.ts). */
+/** Waits for a conversation to have asked its agent for the routing proof (protocol/conversations.ts). */
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { waitFor } from './temporal';

@@ -5,13 +5,12 @@
  * conversation waits for the human's next message; a decided approval leaves the router at once.
  * The reference bot in the bot test harness (time skipping).
  */
-import { approvalWorkflowId } from '../../protocol/ids';
+import { approvalWorkflowId } from '../../protocol/agent';
 import { inboundSignal } from '../../protocol/messages';
 import { createBotTestEnv, type BotTestEnv } from '../../testing';
-import type { ApprovalDecision, ApprovalView } from '../../protocol/approvals';
+import type { ApprovalDecision, ApprovalView, ConversationView } from '../../protocol/conversations';
 import { proofAsked } from '../support/routing-proof';
 import { waitFor } from '../support/temporal';
-import type { ConversationView } from '../../protocol/conversations';
 
 jest.setTimeout(180_000);
 

@@ -3,9 +3,9 @@
  * a bare no, a reaction, two pending at once ("which one?"), the same id twice, expiry with a
  * late answer, the reminder ladder, and other commands working while one is pending.
  */
-import { approvalWorkflowId } from '../../protocol/ids';
+import { approvalWorkflowId } from '../../protocol/agent';
 import { createBotTestEnv, type BotTestEnv } from '../../testing';
-import type { ApprovalDecision, ApprovalInput } from '../../protocol/approvals';
+import type { ApprovalDecision, ApprovalInput } from '../../protocol/conversations';
 
 jest.setTimeout(180_000);
 

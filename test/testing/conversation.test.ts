@@ -4,7 +4,7 @@
  * follow a received answer.
  */
 import { cancelSignal } from '../../protocol/messages';
-import { handlerWorkflowId } from '../../protocol/ids';
+import { handlerWorkflowId } from '../../protocol/agent';
 import { createBotTestEnv, type BotTestEnv } from '../../testing';
 import { approveSignal, flagUpdate } from './bots/conversation-bot';
 

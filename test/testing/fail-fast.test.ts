@@ -9,7 +9,7 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { listConversations, showConversation } from '../../client/conversations';
-import { handlerWorkflowId } from '../../protocol/ids';
+import { handlerWorkflowId } from '../../protocol/agent';
 import { createBotTestEnv, type BotTestEnv } from '../../testing';
 import { waitFor } from '../support/temporal';
 

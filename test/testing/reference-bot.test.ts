@@ -3,7 +3,7 @@
  * nudge ladder and the polite give-up, cancel, help while a question waits (it ends with the
  * question), and two quick cancels answered in the order they were written.
  */
-import { agentWorkflowId, approvalWorkflowId } from '../../protocol/ids';
+import { agentWorkflowId, approvalWorkflowId } from '../../protocol/agent';
 import { stateQuery, wakeSignal } from '../../protocol/messages';
 import { createBotTestEnv, type BotTestEnv } from '../../testing';
 import { waitFor } from '../support/temporal';

@@ -6,10 +6,10 @@
 import { createBotTestEnv, scriptedModel, type BotTestEnv } from '../../testing';
 import * as activities from '../../examples/assistant/activities';
 import { inboundSignal } from '../../protocol/messages';
-import type { ApprovalView } from '../../protocol/approvals';
+import type { ApprovalView } from '../../protocol/conversations';
 import { waitFor } from '../support/temporal';
 import { proofAsked } from '../support/routing-proof';
-import { handlerWorkflowId } from '../../protocol/ids';
+import { handlerWorkflowId } from '../../protocol/agent';
 
 jest.setTimeout(120_000);
 

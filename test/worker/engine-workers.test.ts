@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { createActivities } from '../../activities';
 import { resolveLimits } from '../../messaging/limits';
-import { activityQueue } from '../../protocol/queues';
+import { activityQueue } from '../../protocol/agent';
 import { createBotTestEnv, type BotTestEnv } from '../../testing';
 import { ENDPOINT_QUEUES, endpointQueuePlan, queueCeiling } from '../../worker/engine-queues';
 import { waitFor } from '../support/temporal';

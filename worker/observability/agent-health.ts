@@ -21,9 +21,8 @@ import {
   agentWorkflowId,
   APPROVAL_WORKFLOW_TYPE,
   approvalWorkflowId,
-} from '../../protocol/ids';
-import { stateQuery } from '../../protocol/messages';
-import { askAgainOnRebuild } from '../../protocol/queries';
+} from '../../protocol/agent';
+import { stateQuery, askAgainOnRebuild } from '../../protocol/messages';
 import type { AgentStateView } from '../../protocol';
 import type { AmsflowMetrics } from './amsflow-metrics';
 import type { AgentHealth, StuckWorkflow } from './health-status';

@@ -14,7 +14,7 @@
  */
 import { join, sep } from 'node:path';
 import type { LogLevel, LogMetadata, Logger } from '@temporalio/common';
-import { mentionsGuardRefusal } from '../../protocol/queries';
+import { mentionsGuardRefusal } from '../../protocol/messages';
 import { LevelLogger } from './level-logger';
 
 /** One failure, as reported. */

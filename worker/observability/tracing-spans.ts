@@ -21,7 +21,7 @@ import type { ActivityInterceptors } from '@temporalio/worker';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { redactText } from '../../core/redact';
 import type { ModelCallInput, ModelCallOutput } from '../../protocol/models';
-import { POLL_TRACE_FIELD } from '../../protocol/tracing';
+import { POLL_TRACE_FIELD } from '../../protocol/observability';
 import { MODEL_CALL_ACTIVITY } from './model-metrics';
 
 /** The poll activity: its span is a trace's root, dropped when it read no message. */

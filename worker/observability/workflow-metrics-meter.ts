@@ -2,7 +2,7 @@
  * The worker side of workflow metrics. Workflow code emits through the SDK's `metricMeter`; the
  * SDK's own sink hands each value to the Temporal Runtime's meter (the sink's name is reserved,
  * so it cannot be replaced). This meter sits in front of the Runtime's: it records amsflow's
- * workflow metrics (`amsflow_*`, see protocol/metrics.ts) in amsflow's registry and passes every
+ * workflow metrics (`amsflow_*`, see protocol/observability.ts) in amsflow's registry and passes every
  * other metric through unchanged. The SDK makes those sink calls outside replay only.
  */
 import type {
@@ -14,7 +14,7 @@ import type {
   NumericMetricValueType,
 } from '@temporalio/common';
 import { Runtime } from '@temporalio/worker';
-import { WORKFLOW_METRICS as M } from '../../protocol/metrics';
+import { WORKFLOW_METRICS as M } from '../../protocol/observability';
 import type { AmsflowMetrics } from './amsflow-metrics';
 import type { Counter, Labels } from './metrics-registry';
 

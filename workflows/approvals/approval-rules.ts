@@ -2,8 +2,7 @@
  * The rules of an approval's answer, pure: which words and reactions approve or reject, and
  * when the human's message was written (exactly, from its wire timestamp).
  */
-import { answerWord } from '../../protocol/answer-words';
-import type { InboundMessage } from '../../protocol';
+import { answerWord, type InboundMessage } from '../../protocol/conversations';
 
 const YES = ['yes', 'y', 'yep', 'yeah', 'ok', 'okay', 'sure', 'approve', 'approved', '👍', '✅'];
 const NO = ['no', 'n', 'nope', 'nah', 'reject', 'rejected', 'deny', 'denied', '👎', '❌'];

@@ -8,17 +8,11 @@
  * cancel from outside ends it, recorded as the operator's.
  *
  * Only the human decides: an answer counts only once the agent confirms it routed that very
- * message here (the routing proof, protocol/routing.ts); any other `amsflow.inbound` (a signal
+ * message here (the routing proof, protocol/conversations.ts); any other `amsflow.inbound` (a signal
  * from the CLI, the UI, any client) is dropped, logged and counted, and the wait goes on.
  */
 import { log, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import { approvalQuery } from '../../protocol/messages';
-import type {
-  ApprovalDecision,
-  ApprovalDecisionKind,
-  ApprovalInput,
-  ApprovalView,
-} from '../../protocol/approvals';
+import { approvalQuery, inboundSignal } from '../../protocol/messages';
 import { answerTime, decisionOf, APPROVAL_WORDS, formatInstant } from './approval-rules';
 import { showInvisible } from '../../core/visible-text';
 import { textMessage } from '../author/builders';
@@ -28,11 +22,17 @@ import { nameConversation, useAgent } from '../author/handlers';
 import { nudgeTimes } from '../author/prompt-rules';
 import { enqueue, request } from '../author/sending';
 import { beginWait, waitFor } from '../author/waiting';
-import type { RoutedMessage } from '../../protocol';
-import { inboundSignal } from '../../protocol/messages';
-import { gistOf, type RoutingActivities } from '../../protocol/routing';
+import {
+  gistOf,
+  type RoutingActivities,
+  type ApprovalDecision,
+  type ApprovalDecisionKind,
+  type ApprovalInput,
+  type ApprovalView,
+  type RoutedMessage,
+} from '../../protocol/conversations';
 
-export type { ApprovalDecision, ApprovalInput, ApprovalView } from '../../protocol/approvals';
+export type { ApprovalDecision, ApprovalInput, ApprovalView } from '../../protocol/conversations';
 
 /** Reminders of a pending approval, at most. */
 const MAX_REMINDERS = 3;
@@ -46,7 +46,7 @@ const routing = proxyActivities<RoutingActivities>({
 
 /**
  * `routed` when the agent routed it to this approval's wait `waitId` (its record of the delivery
- * matches the message's gist: protocol/routing.ts), or undefined (dropped, logged, counted) for a
+ * matches the message's gist: protocol/conversations.ts), or undefined (dropped, logged, counted) for a
  * message it did not route here: only the human's own answer decides.
  */
 async function routedByAgent(

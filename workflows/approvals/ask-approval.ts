@@ -9,8 +9,8 @@ import type { Duration } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common/lib/time';
 import { WorkflowIdReusePolicy, startChild, workflowInfo } from '@temporalio/workflow';
 import { cancelSignal } from '../../protocol/messages';
-import { approvalWorkflowId } from '../../protocol/ids';
-import type { ApprovalDecision, ApprovalInput } from '../../protocol/approvals';
+import { approvalWorkflowId } from '../../protocol/agent';
+import type { ApprovalDecision, ApprovalInput } from '../../protocol/conversations';
 import { current } from '../author/conversation-state';
 import { approvalWorkflow } from './approval';
 

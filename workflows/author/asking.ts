@@ -9,7 +9,7 @@ import { checkAsk, checkWait, checkWaitForReceipt } from './api-checks';
 import { textMessage } from './builders';
 import { current, rank } from './conversation-state';
 import { sendQuestion, type SendOptions } from './sending';
-import type { InboundMessage, OutboundMessage, Receipt } from '../../protocol';
+import type { InboundMessage, OutboundMessage, Receipt } from '../../protocol/conversations';
 import {
   beginWait,
   cancelledFailure,

@@ -4,7 +4,7 @@
  */
 import { checkText } from './api-checks';
 import { checkMessageRef, checkOptions, checkString, invalidOption } from './option-checks';
-import type { InboundMessage, OutboundMessage } from '../../protocol';
+import type { InboundMessage, OutboundMessage } from '../../protocol/conversations';
 
 const MEDIA_KINDS = ['image', 'video', 'audio', 'document', 'sticker'];
 

@@ -12,9 +12,8 @@
  * has arrived, and a workflow that awaits its calls cannot end with one undelivered.
  */
 import { ApplicationFailure, condition, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
-import { AGENT_UNREACHABLE } from '../../protocol/failures';
+import { AGENT_UNREACHABLE, type ConversationOp, type HandlerResult } from '../../protocol/conversations';
 import { opsSignal } from '../../protocol/messages';
-import type { ConversationOp, HandlerResult } from '../../protocol';
 import { OpsBuffer } from './ops-buffer';
 
 /** Who ends the conversation: a handler's wrapper (it hands the rest over), or nobody. */

@@ -5,7 +5,14 @@
  * isolated per workflow execution by the SDK.
  */
 import { ApplicationFailure, setHandler, workflowInfo } from '@temporalio/workflow';
-import { NO_AGENT_CONTEXT } from '../../protocol/failures';
+import {
+  NO_AGENT_CONTEXT,
+  type ConversationView,
+  type InboundMessage,
+  type Receipt,
+  type RoutedMessage,
+  type SendOutcome,
+} from '../../protocol/conversations';
 import {
   cancelSignal,
   conversationQuery,
@@ -22,7 +29,6 @@ import {
 } from '../../protocol/message-schemas';
 import { Channel, type ChannelEnd } from './channel';
 import { setCheckedSignal } from './checked-handlers';
-import type { ConversationView, InboundMessage, Receipt, RoutedMessage, SendOutcome } from '../../protocol';
 
 /** What a side command is told of the wait it interrupts. */
 export interface PendingWait {

@@ -5,7 +5,7 @@
  * words, side commands and what the human hears on a cancel.
  */
 import { allHandlersFinished, condition } from '@temporalio/workflow';
-import { agentKeyProblem, agentWorkflowId } from '../../protocol/ids';
+import { agentKeyProblem, agentWorkflowId } from '../../protocol/agent';
 import { checkConversationOptions, checkName } from './api-checks';
 import { checkFunction, invalidOption } from './option-checks';
 import { lateSignal } from '../../protocol/messages';
@@ -22,7 +22,7 @@ import { setActivityQueuePrefix } from './activity-queues';
 import { DEFAULT_CANCEL_WORDS } from './prompt-rules';
 import { release, reply } from './sending';
 import { EXPIRED_QUESTION_TEXT } from './text';
-import type { HandlerInput, HandlerResult, InboundMessage } from '../../protocol';
+import type { HandlerInput, HandlerResult, InboundMessage } from '../../protocol/conversations';
 import { isCancelled } from './waiting';
 
 /**

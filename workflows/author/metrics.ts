@@ -5,7 +5,7 @@
  * Temporal runtime's meter); amsflow's worker turns them into `amsflow_*` series.
  */
 import { metricMeter } from '@temporalio/workflow';
-import { WORKFLOW_METRICS as M } from '../../protocol/metrics';
+import { WORKFLOW_METRICS as M } from '../../protocol/observability';
 
 /** What {@link reportOutbox} reads of the agent workflow's runtime (read only, nothing pruned). */
 export interface OutboxView {

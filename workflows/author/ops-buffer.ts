@@ -1,5 +1,5 @@
 /**
- * A conversation's operations on their way to the agent (see protocol/conversation-ops.ts), pure:
+ * A conversation's operations on their way to the agent (see protocol/conversations.ts), pure:
  * the order they were asked in, how they are handed over, and which have arrived. A handler starts
  * in `result` hand-over: what it asks goes with its result when it ends without ever waiting, at
  * no cost of its own. The first time it must wait for anything (the human, a timer, an activity,
@@ -7,7 +7,7 @@
  * agent's `moving` signal (its run is continuing as new) switches to signals too. A workflow that
  * is no handler (`useAgent`) hands over by signal from the start.
  */
-import type { ConversationOp } from '../../protocol';
+import type { ConversationOp } from '../../protocol/conversations';
 
 export type Handover = 'result' | 'signal';
 

@@ -9,7 +9,7 @@
 import type { Duration } from '@temporalio/common';
 import { ApplicationFailure } from '@temporalio/workflow';
 import { msToNumber } from '@temporalio/common/lib/time';
-import { INVALID_OPTION } from '../../protocol/failures';
+import { INVALID_OPTION } from '../../protocol/conversations';
 
 export { INVALID_OPTION };
 

@@ -6,7 +6,7 @@
 import type { Duration } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common/lib/time';
 import { textOf } from './text';
-import type { InboundMessage } from '../../protocol';
+import type { InboundMessage } from '../../protocol/conversations';
 
 /** Words that cancel the waiting conversation unless a conversation or call sets its own. */
 export const DEFAULT_CANCEL_WORDS: readonly string[] = ['cancel', '/cancel'];

@@ -16,7 +16,7 @@ import {
   type Parser,
 } from './prompt-rules';
 import { enqueue, sendQuestion, type SendOptions } from './sending';
-import type { InboundMessage, OutboundMessage } from '../../protocol';
+import type { InboundMessage, OutboundMessage } from '../../protocol/conversations';
 import { beginWait, deadlineOf, tellCancelled, waitFor } from './waiting';
 
 /** `reconcileAmbiguous` defaults to true here: see {@link prompt}. */

@@ -10,7 +10,12 @@ import { ApplicationFailure, condition, workflowInfo } from '@temporalio/workflo
 import { checkReply, checkSend, checkText, checkTyping } from './api-checks';
 import { textMessage, type TextMessageOptions } from './builders';
 import { current, type Conversation } from './conversation-state';
-import type { InboundMessage, OutboundMessage, SendRequest, WorkflowSend } from '../../protocol';
+import type {
+  InboundMessage,
+  OutboundMessage,
+  SendRequest,
+  WorkflowSend,
+} from '../../protocol/conversations';
 
 export interface SendOptions {
   /**

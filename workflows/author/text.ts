@@ -1,7 +1,7 @@
 /**
  * Texts of messages and the fixed texts amsflow says: pure, usable in workflow code and outside.
  */
-import type { InboundMessage } from '../../protocol';
+import type { InboundMessage } from '../../protocol/conversations';
 
 /** The text of a text message, else `undefined`. */
 export function textOf(message: InboundMessage): string | undefined {

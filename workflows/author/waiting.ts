@@ -16,7 +16,7 @@ import { current, type Conversation } from './conversation-state';
 import { commandOf, isCancelWord } from './prompt-rules';
 import { questionFailure } from './wait-failures';
 import { enqueue, release, type SentMessage } from './sending';
-import type { InboundMessage, RoutedMessage } from '../../protocol';
+import type { InboundMessage, RoutedMessage } from '../../protocol/conversations';
 
 /** How a wait ended: the typed result of {@link firstOf}. */
 export type WaitOutcome =

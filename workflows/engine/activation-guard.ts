@@ -3,7 +3,7 @@
  * clock rule and the rebuilt run's query rule.
  */
 import type { WorkflowInterceptorsFactory } from '@temporalio/workflow';
-import { GUARD_REFUSALS } from '../../protocol/queries';
+import { GUARD_REFUSALS } from '../../protocol/messages';
 
 /**
  * The activation guard: a workflow interceptor module bundled with every amsflow workflow
@@ -115,7 +115,7 @@ export class ActivationClock {
  * (the core fails the query and drops the run with what it decided); the next task rebuilds it
  * from the history. The same shape comes from a worker that rebuilt the run for a real task and
  * is asked a query before its next task: refused as well, at the cost of one failed query and
- * one rebuild (the callers in amsflow ask again once: `askAgainOnRebuild` in protocol/queries.ts).
+ * one rebuild (the callers in amsflow ask again once: `askAgainOnRebuild` in protocol/messages.ts).
  */
 
 /** The id the core gives a query the server sent outside a workflow task (its LEGACY_QUERY_ID). */

@@ -2,7 +2,7 @@
  * What the agent shows of itself (`amsflow state`), carried (pure): its health (the last error,
  * the sends given up, the final refusal) and its counters.
  */
-import type { AgentError, AgentRefusal, FailedSend, AgentCounters } from '../../protocol';
+import type { AgentError, AgentRefusal, FailedSend, AgentCounters } from '../../protocol/agent';
 import type { FailureInfo } from './request-policy';
 
 /**

@@ -12,12 +12,17 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { z } from 'zod';
-import { handlerWorkflowId } from '../../protocol/ids';
+import { handlerWorkflowId } from '../../protocol/agent';
 import { inboundSignal, lateSignal, opsSignal } from '../../protocol/messages';
 import { uncheckedTextMessage } from '../author/builders';
 import { countHandlerStart } from '../author/metrics';
 import { EXPIRED_QUESTION_TEXT } from '../author/text';
-import type { InboundMessage, RoutedMessage, WaitRequest, ConversationOp } from '../../protocol';
+import type {
+  InboundMessage,
+  RoutedMessage,
+  WaitRequest,
+  ConversationOp,
+} from '../../protocol/conversations';
 import { conversationOpSchema, schemaProblem } from '../../protocol/message-schemas';
 import { dropSignal } from '../author/checked-handlers';
 import {
@@ -296,7 +301,7 @@ export class Dispatcher {
 }
 
 /**
- * Where a conversation's operations enter the agent (protocol/conversation-ops.ts): from its
+ * Where a conversation's operations enter the agent (protocol/conversations.ts): from its
  * `amsflow.ops` signal, or from a handler's result when it completes. Each operation is checked
  * on its own (anyone with namespace access can signal anything): one that does not fit, or that
  * names another workflow than the batch's `from`, is dropped and logged, and a send among them

@@ -126,7 +126,7 @@ export class FirstReplyOrder {
 
 /**
  * The handlers this agent run started that may still hand their operations over in their result
- * (see protocol/conversation-ops.ts): their result reaches only the run that started them, so
+ * (see protocol/conversations.ts): their result reaches only the run that started them, so
  * this run may not continue as new while one of them might still complete into it. A handler
  * leaves the set when it completes, or when its first `amsflow.ops` signal shows it hands over by
  * signal. At continue-as-new the run tells the rest (`amsflow.moving`) and only then goes: a

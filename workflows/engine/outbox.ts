@@ -2,7 +2,7 @@
  * The outbox (pure): the queue of send requests, and the send in flight (the attempt whose
  * outcome is not known yet, and the reconciliations under way).
  */
-import type { SendOutcome, SendRequestFields as SendRequest } from '../../protocol';
+import type { SendOutcome, SendRequestFields as SendRequest } from '../../protocol/conversations';
 import { BoundedMap, jsonBytes } from './bounds';
 import type { FirstReplyOrder } from './handlers';
 

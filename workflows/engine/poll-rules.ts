@@ -4,8 +4,8 @@
  * now open, and quiet polling. The loop that uses them is poller.ts.
  */
 import type { PollOutput, LostPollInput } from '../../activities/types';
-import type { Contact, InboundMessage } from '../../protocol';
-import { lostPollWaitMs } from '../../protocol/poll-lease';
+import type { Contact, InboundMessage } from '../../protocol/conversations';
+import { lostPollWaitMs } from '../../protocol/agent';
 import type { SlidingWindow } from '../../core/sliding-window';
 import type { QuietPollingInput } from '../../activities/quiet-polling';
 import { BoundedMap } from './bounds';
@@ -128,7 +128,7 @@ export function readToEnd(result: PollOutput, pollLimit: number): boolean {
 /**
  * When the poll loop may poll again after failed polls: the 429 ladder after a rejection, the
  * backoff after other failures, and the wait for a lost poll's end at the service after a poll
- * activity timed out (the poll lease: protocol/poll-lease.ts), with no backoff: a timed-out
+ * activity timed out (the poll lease: protocol/agent.ts), with no backoff: a timed-out
  * activity lost its worker (killed, or cut off from Temporal), which says nothing against the
  * service, and the next attempt goes to another worker. (Backing off there too, a run of
  * partitions one after another left an agent polling once in 30 s: a conversation's last reply,

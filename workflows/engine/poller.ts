@@ -6,7 +6,7 @@ import { ActivityFailure } from '@temporalio/common';
 import { CancellationScope, condition, isCancellation, sleep, workflowInfo } from '@temporalio/workflow';
 import type { QuietPollingInput } from '../../activities/quiet-polling';
 import type { LostPollInput, PollOutput } from '../../activities/types';
-import type { Status } from '../../protocol';
+import type { Status } from '../../protocol/conversations';
 import type { Dispatcher } from './dispatcher';
 import {
   pollReportOf,

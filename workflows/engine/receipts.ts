@@ -4,7 +4,7 @@
  * them.
  */
 import { getExternalWorkflowHandle } from '@temporalio/workflow';
-import type { Status } from '../../protocol';
+import type { Status } from '../../protocol/conversations';
 import { receiptSignal } from '../../protocol/messages';
 import { BoundedMap } from './bounds';
 import type { OpenPoll } from './poll-rules';

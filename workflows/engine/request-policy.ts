@@ -11,8 +11,9 @@ import {
   ActivityFailureTypes as F,
   NON_RETRYABLE_REQUEST_FAILURES,
   type SendFailureType,
-} from '../../protocol/failures';
-import type { AgentRefusal, SendOutcome } from '../../protocol';
+  type SendOutcome,
+} from '../../protocol/conversations';
+import type { AgentRefusal } from '../../protocol/agent';
 
 /**
  * When a request may go, and what to do after a failed send attempt. Pure: the outbox and the

@@ -3,9 +3,13 @@
  * next-message waiters), "which one?" lists, the destination decided over them, and the hold of
  * an answer to a message still being sent.
  */
-import type { InboundMessage, RoutedMessage } from '../../protocol';
-import { gistOf, type RoutingProof } from '../../protocol/routing';
-import { answerWord } from '../../protocol/answer-words';
+import {
+  gistOf,
+  type RoutingProof,
+  answerWord,
+  type InboundMessage,
+  type RoutedMessage,
+} from '../../protocol/conversations';
 import { BoundedMap } from './bounds';
 
 /**
@@ -46,7 +50,7 @@ export interface RouterState {
   lateTexts?: [string, string][];
   /** The "which one?" lists the agent asked (see `WhichOnes`). */
   whichOnes?: [string, WhichOne][];
-  /** Recent deliveries, by message id: the routing proof a conversation asks for (protocol/routing.ts). */
+  /** Recent deliveries, by message id: the routing proof a conversation asks for (protocol/conversations.ts). */
   deliveries?: [string, RoutingProof][];
 }
 

@@ -11,7 +11,7 @@ import type {
   AgentStartInput,
   FailedSend,
 } from '../../protocol/agent';
-import type { SendOutcome, SendRequestFields } from '../../protocol/sends';
+import type { SendOutcome, SendRequestFields } from '../../protocol/conversations';
 import { countAgentRefusal } from '../author/metrics';
 import type { MarkReadReport } from '../../activities/mark-reads';
 import { SlidingWindow } from '../../core/sliding-window';

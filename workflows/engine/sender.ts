@@ -6,8 +6,12 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { condition, getExternalWorkflowHandle } from '@temporalio/workflow';
-import type { SendOutcome, SendRequest, SendFailureType } from '../../protocol';
-import { AGENT_MOVING } from '../../protocol/failures';
+import {
+  AGENT_MOVING,
+  type SendOutcome,
+  type SendRequest,
+  type SendFailureType,
+} from '../../protocol/conversations';
 import { reportOutbox, countSendFailure } from '../author/metrics';
 import { sendResultSignal } from '../../protocol/messages';
 import type { AgentRuntime } from './runtime';

@@ -39,7 +39,7 @@ import type {
   WorkflowOutboundCallsInterceptor,
 } from '@temporalio/workflow';
 import { workflowInfo } from '@temporalio/workflow';
-import { POLL_TRACE_FIELD, TRACE_HEADER } from '../../protocol/tracing';
+import { POLL_TRACE_FIELD, TRACE_HEADER } from '../../protocol/observability';
 
 /** A trace context as the W3C propagator writes it. */
 export type TraceCarrier = Record<string, string>;

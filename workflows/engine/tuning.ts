@@ -3,9 +3,8 @@
  * with the timeouts the tuning sets.
  */
 import { ActivityCancellationType, proxyActivities } from '@temporalio/workflow';
-import type { AgentTuning } from '../../protocol';
 import type { Activities } from '../../activities';
-import { activityQueue } from '../../protocol/queues';
+import { activityQueue, type AgentTuning } from '../../protocol/agent';
 
 /**
  * Defaults of the agent workflow's tuning (`AgentTuning`). The spec's limits stay the defaults;

@@ -19,10 +19,9 @@ import {
   wakeSignal,
 } from '../../protocol/messages';
 import { resumeSchema, sendRequestSchema } from '../../protocol/message-schemas';
-import { AGENT_WORKFLOW_TASK_TIMEOUT } from '../../protocol/agent';
+import { AGENT_WORKFLOW_TASK_TIMEOUT, type AgentStateView } from '../../protocol/agent';
 import { newBuildCurrent, onCurrentBuild } from '../author/build-moves';
 import { setCheckedSignal, setCheckedUpdate } from '../author/checked-handlers';
-import type { AgentStateView } from '../../protocol';
 import { type AgentWorkflowInput, AgentRuntime } from './runtime';
 import { Dispatcher, OpsIntake } from './dispatcher';
 import { runPollLoop } from './poller';

@@ -3,7 +3,7 @@
  * uploaded or sent, and a download's target and size. They throw the typed failures of
  * `media-rules.ts`; `media.ts` runs them.
  */
-import type { InboundMessage } from '../../protocol';
+import type { InboundMessage } from '../../protocol/conversations';
 import {
   fail,
   MAX_CAPTION_CHARS,

@@ -7,7 +7,7 @@
 import { exponentialBackoffMs, rateLimitBackoffMs, type BackoffSettings } from '../../core/backoff';
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { SendOptions, SentMessage } from '../author/sending';
-import type { InboundMessage } from '../../protocol';
+import type { InboundMessage } from '../../protocol/conversations';
 import { MEDIA_RULES_TABLE } from '../../core/media-rules';
 
 // ---------------------------------------------------------------------------------------------

@@ -19,12 +19,11 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
-import { ActivityFailureTypes } from '../../protocol/failures';
-import { activityQueue } from '../../protocol/queues';
+import { ActivityFailureTypes, type InboundMessage } from '../../protocol/conversations';
+import { activityQueue } from '../../protocol/agent';
 import { mediaMessage } from '../author/builders';
 import { send } from '../author/sending';
 import { current } from '../author/conversation-state';
-import type { InboundMessage } from '../../protocol';
 import {
   base64ToBytes,
   bytesToBase64,

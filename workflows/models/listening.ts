@@ -9,7 +9,7 @@
  */
 import { condition } from '@temporalio/workflow';
 import { firstOf } from '../author/waiting';
-import type { InboundMessage } from '../../protocol';
+import type { InboundMessage } from '../../protocol/conversations';
 import type { DoubleTexting } from './model-options';
 
 /** How a wait for work ended: done (its value), interrupted by a message, or cancelled. */

@@ -12,7 +12,7 @@ import { log, workflowInfo } from '@temporalio/workflow';
 import { checkTyping } from '../author/api-checks';
 import { current } from '../author/conversation-state';
 import { reply, sendText } from '../author/sending';
-import type { InboundMessage } from '../../protocol';
+import type { InboundMessage } from '../../protocol/conversations';
 import type { ChatToolResult, ModelCallInput, ModelToolCall } from '../../protocol/models';
 import { splitAnswer } from './answer-text';
 import { memoryWrites, modelName } from './model-activities';

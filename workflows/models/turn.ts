@@ -6,7 +6,7 @@
  * same arguments) gets the first one's result instead of a second approval or run.
  */
 import type { ChatMessage, ChatToolCall, ChatToolResult } from '../../protocol/models';
-import type { InboundMessage } from '../../protocol';
+import type { InboundMessage } from '../../protocol/conversations';
 
 /** The most characters of one message a model is shown by default (`maxMessageChars`). */
 export const DEFAULT_MAX_MESSAGE_CHARS = 4096;

@@ -23,7 +23,7 @@ import {
 } from './reminders';
 import { reply } from '../author/sending';
 import { textOf } from '../author/text';
-import type { InboundMessage } from '../../protocol';
+import type { InboundMessage } from '../../protocol/conversations';
 
 /** The commands, as a bot's help text lists them. */
 export const REMINDER_COMMANDS: readonly { command: string; description: string }[] = [

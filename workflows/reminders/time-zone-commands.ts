@@ -10,7 +10,7 @@ import { formatClock } from './reminder-zone';
 import { reply } from '../author/sending';
 import { textOf } from '../author/text';
 import { TIME_ZONE_INVALID, setTimeZone, timeZone } from './time-zone';
-import type { InboundMessage } from '../../protocol';
+import type { InboundMessage } from '../../protocol/conversations';
 
 /** The commands, as a bot's help text lists them. */
 export const TIME_ZONE_COMMANDS: readonly { command: string; description: string }[] = [

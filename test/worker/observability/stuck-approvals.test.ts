@@ -6,7 +6,7 @@
  * a short `AMSFLOW_HEALTH_CHECK_MS`, and a real worker whose approval workflow always fails its task.
  */
 import { Worker } from '@temporalio/worker';
-import { approvalWorkflowId } from '../../../protocol/ids';
+import { approvalWorkflowId } from '../../../protocol/agent';
 import { startAmsflowRun, type AmsflowRun } from '../../protocol/running-amsflow';
 import { bundle, connectDevServer, uniqueTaskQueue, waitFor } from '../../support/temporal';
 

@@ -6,7 +6,7 @@ import {
   TimeoutType,
 } from '@temporalio/common';
 import { failureInfo, requestVerdict, sendVerdict } from '../../../workflows/engine/request-policy';
-import { ActivityFailureTypes as F } from '../../../protocol/failures';
+import { ActivityFailureTypes as F } from '../../../protocol/conversations';
 
 const fromActivity = (cause: Error) =>
   new ActivityFailure(

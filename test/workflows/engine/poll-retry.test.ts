@@ -1,6 +1,6 @@
 import { PollRetry } from '../../../workflows/engine/poll-rules';
 import { resolveTuning } from '../../../workflows/engine/tuning';
-import { lostPollWaitMs } from '../../../protocol/poll-lease';
+import { lostPollWaitMs } from '../../../protocol/agent';
 
 const tuning = resolveTuning({
   pollTimeoutSeconds: 25,

@@ -1,4 +1,4 @@
-import { gistOf } from '../../../protocol/routing';
+import { gistOf } from '../../../protocol/conversations';
 import { DELIVERIES_KEPT, Router } from '../../../workflows/engine/router';
 import type { InboundMessage } from '../../../protocol';
 

@@ -1,8 +1,14 @@
 /**
+ * Observability's names shared by workflows and the worker: the metrics workflows emit, and where
+ * a poll's span context travels when the worker traces.
+ */
+
+/**
  * Names of the metrics amsflow's workflows emit (through `metricMeter` of `@temporalio/workflow`,
  * that is the SDK's workflow metric sink), shared with the worker that turns them into
  * `amsflow_*` Prometheus series. Labels: `agent` always, plus the one named here.
  */
+
 export const WORKFLOW_METRICS = {
   /** Gauge: send requests waiting in the outbox. */
   outboxLength: 'amsflow_outbox_queue_length',
@@ -21,3 +27,18 @@ export const WORKFLOW_METRICS = {
   /** Counter, label `type` (a send failure type): send requests given up, whoever asked. */
   sendFailures: 'amsflow_send_failures_total',
 } as const;
+
+/**
+ * What tracing's two sides share (worker/observability/tracing-spans.ts, workflows/engine/
+ * tracing.ts): where a poll's span context travels. Only present when the worker traces.
+ */
+
+/** The header `@temporalio/interceptors-opentelemetry` reads a span context from. */
+export const TRACE_HEADER = '_tracer-data';
+
+/**
+ * The field of a poll's result (`pollUpdates`) that carries its span's context, as the W3C
+ * propagator writes it (`traceparent`, maybe `tracestate`): set only on a page with messages
+ * read by a tracing worker; the agent workflow reads it only in tracing's interceptor.
+ */
+export const POLL_TRACE_FIELD = 'amsflowTrace';
