@@ -34,7 +34,7 @@ export { requestApproval, getApprovalHandle, cancelApproval } from './client/app
 export { listApprovals } from './client/approval-listing';
 export { ApprovalRequestError, ApprovalError } from './client/approvals';
 export type { ApprovalHandle, ApprovalListing, RequestApprovalOptions } from './client/approvals';
-export type { ApprovalDecision, ApprovalInput, ApprovalView } from './protocol/conversations';
+export type { ApprovalDecision, ApprovalInput, ApprovalView } from './protocol/approvals';
 export { approvalWorkflowId } from './protocol/agent';
 export { parseDuration, formatDuration, DurationFormatError } from './core/durations';
 
@@ -50,7 +50,7 @@ export { readMemory, forgetMemory } from './client/memory';
 export type { MemoryView, MemoryTurn, ChatMessage } from './protocol/models';
 export { textMessage, mediaMessage } from './workflows/author/builders';
 
-export { ActivityFailureTypes, SEND_FAILURE_TYPES } from './protocol/conversations';
+export { ActivityFailureTypes, SEND_FAILURE_TYPES } from './protocol/failures';
 
 // Encryption at rest (AMSFLOW_ENCRYPTION_KEYS): an application's own Temporal client needs the same
 // data converter as the workers, and asks a query again when amsflow's activation guard refused it

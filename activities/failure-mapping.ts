@@ -1,6 +1,6 @@
 /**
  * How an activity's failure reaches the workflow: `ApplicationFailure`s with stable type names
- * (protocol/conversations.ts) and details (status, Retry-After, whether the token was refused), all
+ * (protocol/failures.ts) and details (status, Retry-After, whether the token was refused), all
  * non-retryable (the workflow decides retries). Final refusals are `BENIGN`: the agent workflow
  * logs them once, so the SDK does not log each at WARN with a stack.
  */

@@ -144,4 +144,4 @@ export interface StatusOutput {
   startedAt: number;
 }
 
-export { ActivityFailureTypes } from '../protocol/conversations';
+export { ActivityFailureTypes } from '../protocol/failures';

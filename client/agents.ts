@@ -8,7 +8,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { resolveLimits, type Limits } from '../messaging/limits';
 import { agentKeyProblem, agentWorkflowId } from '../protocol/agent';
-import { AGENT_MOVING } from '../protocol/conversations';
+import { AGENT_MOVING } from '../protocol/failures';
 import { sendUpdate, stateQuery, askAgainOnRebuild } from '../protocol/messages';
 import { startAgentWorkflow } from '../protocol/agent-start';
 import type { AgentStateView, AgentTuning, OutboundMessage, SendOutcome } from '../protocol';

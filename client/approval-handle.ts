@@ -10,7 +10,7 @@ import {
 } from '@temporalio/client';
 import { APPROVAL_WORKFLOW_TYPE, approvalWorkflowId, DEFAULT_TASK_QUEUE } from '../protocol/agent';
 import { cancelSignal } from '../protocol/messages';
-import type { ApprovalDecision } from '../protocol/conversations';
+import type { ApprovalDecision } from '../protocol/approvals';
 import { AmsflowErrorCodes } from '../core/error-codes';
 import {
   ApprovalError,

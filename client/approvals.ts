@@ -17,7 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import { characterCount, MAX_TEXT_CHARS } from '../messaging/validation';
 import { agentKeyProblem } from '../protocol/agent';
-import type { ApprovalDecision, ApprovalInput, ApprovalView } from '../protocol/conversations';
+import type { ApprovalDecision, ApprovalInput, ApprovalView } from '../protocol/approvals';
 import { DurationFormatError, formatDuration, parseDuration } from '../core/durations';
 import { AmsflowError } from '../core/amsflow-error';
 import { AmsflowErrorCodes } from '../core/error-codes';

@@ -4,5 +4,7 @@
  * workflow code may import it; it imports nothing of the engine or of workflows/.
  */
 export * from './agent';
+export * from './approvals';
 export * from './conversations';
+export * from './failures';
 export * from './messages';

@@ -13,9 +13,9 @@ import type {
   SendResult,
   LateMessage,
   RoutedMessage,
-  ApprovalView,
   RoutingProof,
 } from './conversations';
+import type { ApprovalView } from './approvals';
 import type { ClientInterceptors } from '@temporalio/client';
 
 /**

@@ -6,7 +6,7 @@
  */
 import { WorkflowFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { INVALID_OPTION } from '../protocol/conversations';
+import { INVALID_OPTION } from '../protocol/failures';
 import type { TaskFailure, TaskFailureLogger } from '../worker/observability/task-failures';
 
 /** What the test sees: which workflow, what failed, where in the author's code. */

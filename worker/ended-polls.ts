@@ -14,7 +14,7 @@
  */
 import type { NativeConnection } from '@temporalio/worker';
 import type { EndedAttempt, PollTickets } from '../activities/poll-tickets';
-import { ActivityFailureTypes } from '../protocol/conversations';
+import { ActivityFailureTypes } from '../protocol/failures';
 
 /** Attempts recorded longer ago than this are over at Temporal (the poll activity's start-to-close bound). */
 const MAX_AGE_MS = 10 * 60_000;

@@ -91,7 +91,7 @@ export type {
   WaitOptions,
   WaitOutcome,
 } from './author/conversation';
-export { CONVERSATION_CANCELLED, WAIT_TIMEOUT } from '../protocol/conversations';
+export { CONVERSATION_CANCELLED, WAIT_TIMEOUT } from '../protocol/failures';
 export { INVALID_OPTION, isInvalidOption } from './author/option-checks';
 export type { InvalidOptionDetails } from './author/option-checks';
 export { mediaMessage, textMessage } from './author/builders';
@@ -127,7 +127,7 @@ export type {
   SentMedia,
 } from './media/media';
 export type { TextMessageOptions } from './author/builders';
-export { SEND_FAILURE_TYPES } from '../protocol/conversations';
+export { SEND_FAILURE_TYPES } from '../protocol/failures';
 export type {
   HandlerInput,
   InboundMessage,

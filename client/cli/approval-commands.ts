@@ -1,6 +1,6 @@
 /** `amsflow approval request|list|cancel`: approvals asked from outside. */
 import type { Client } from '@temporalio/client';
-import type { ApprovalDecision } from '../../protocol/conversations';
+import type { ApprovalDecision } from '../../protocol/approvals';
 import { agentRunning } from '../agents';
 import { getApprovalHandle, requestApproval } from '../approval-handle';
 import { listApprovals } from '../approval-listing';

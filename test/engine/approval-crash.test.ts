@@ -4,7 +4,7 @@
  * reminder, due while the worker is down, fires once.
  */
 import { approvalWorkflowId } from '../../protocol/agent';
-import type { ApprovalDecision } from '../../protocol/conversations';
+import type { ApprovalDecision } from '../../protocol/approvals';
 import { remindersWorkflowId } from '../../protocol/reminders';
 import { recordHistory } from '../support/histories';
 import { waitFor } from '../support/temporal';

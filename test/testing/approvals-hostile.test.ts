@@ -8,7 +8,8 @@
 import { approvalWorkflowId } from '../../protocol/agent';
 import { inboundSignal } from '../../protocol/messages';
 import { createBotTestEnv, type BotTestEnv } from '../../testing';
-import type { ApprovalDecision, ApprovalView, ConversationView } from '../../protocol/conversations';
+import type { ConversationView } from '../../protocol/conversations';
+import type { ApprovalDecision, ApprovalView } from '../../protocol/approvals';
 import { proofAsked } from '../support/routing-proof';
 import { waitFor } from '../support/temporal';
 

@@ -5,7 +5,7 @@
  */
 import { approvalWorkflowId } from '../../protocol/agent';
 import { createBotTestEnv, type BotTestEnv } from '../../testing';
-import type { ApprovalDecision, ApprovalInput } from '../../protocol/conversations';
+import type { ApprovalDecision, ApprovalInput } from '../../protocol/approvals';
 
 jest.setTimeout(180_000);
 

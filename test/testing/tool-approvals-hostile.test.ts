@@ -6,7 +6,7 @@
 import { createBotTestEnv, scriptedModel, type BotTestEnv } from '../../testing';
 import * as activities from '../../examples/assistant/activities';
 import { inboundSignal } from '../../protocol/messages';
-import type { ApprovalView } from '../../protocol/conversations';
+import type { ApprovalView } from '../../protocol/approvals';
 import { waitFor } from '../support/temporal';
 import { proofAsked } from '../support/routing-proof';
 import { handlerWorkflowId } from '../../protocol/agent';

@@ -9,7 +9,7 @@ import type { Logger } from '@temporalio/common';
 import type { ActivityInterceptors } from '@temporalio/worker';
 import type { MarkReadReport } from '../../activities/mark-reads';
 import type { PollOutput, SendFailureDetails, SendInput, SendOutput } from '../../activities/types';
-import { ActivityFailureTypes as F } from '../../protocol/conversations';
+import { ActivityFailureTypes as F } from '../../protocol/failures';
 import type { AmsflowMetrics } from './amsflow-metrics';
 
 const ENDPOINTS: Record<string, string> = {

@@ -22,17 +22,15 @@ import { nameConversation, useAgent } from '../author/handlers';
 import { nudgeTimes } from '../author/prompt-rules';
 import { enqueue, request } from '../author/sending';
 import { beginWait, waitFor } from '../author/waiting';
+import { gistOf, type RoutingActivities, type RoutedMessage } from '../../protocol/conversations';
 import {
-  gistOf,
-  type RoutingActivities,
   type ApprovalDecision,
   type ApprovalDecisionKind,
   type ApprovalInput,
   type ApprovalView,
-  type RoutedMessage,
-} from '../../protocol/conversations';
+} from '../../protocol/approvals';
 
-export type { ApprovalDecision, ApprovalInput, ApprovalView } from '../../protocol/conversations';
+export type { ApprovalDecision, ApprovalInput, ApprovalView } from '../../protocol/approvals';
 
 /** Reminders of a pending approval, at most. */
 const MAX_REMINDERS = 3;

@@ -10,7 +10,7 @@ import { msToNumber } from '@temporalio/common/lib/time';
 import { WorkflowIdReusePolicy, startChild, workflowInfo } from '@temporalio/workflow';
 import { cancelSignal } from '../../protocol/messages';
 import { approvalWorkflowId } from '../../protocol/agent';
-import type { ApprovalDecision, ApprovalInput } from '../../protocol/conversations';
+import type { ApprovalDecision, ApprovalInput } from '../../protocol/approvals';
 import { current } from '../author/conversation-state';
 import { approvalWorkflow } from './approval';
 

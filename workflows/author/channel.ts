@@ -12,7 +12,8 @@
  * has arrived, and a workflow that awaits its calls cannot end with one undelivered.
  */
 import { ApplicationFailure, condition, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
-import { AGENT_UNREACHABLE, type ConversationOp, type HandlerResult } from '../../protocol/conversations';
+import { type ConversationOp, type HandlerResult } from '../../protocol/conversations';
+import { AGENT_UNREACHABLE } from '../../protocol/failures';
 import { opsSignal } from '../../protocol/messages';
 import { OpsBuffer } from './ops-buffer';
 

@@ -6,13 +6,13 @@
  */
 import { ApplicationFailure, setHandler, workflowInfo } from '@temporalio/workflow';
 import {
-  NO_AGENT_CONTEXT,
   type ConversationView,
   type InboundMessage,
   type Receipt,
   type RoutedMessage,
   type SendOutcome,
 } from '../../protocol/conversations';
+import { NO_AGENT_CONTEXT } from '../../protocol/failures';
 import {
   cancelSignal,
   conversationQuery,

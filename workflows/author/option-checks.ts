@@ -9,7 +9,7 @@
 import type { Duration } from '@temporalio/common';
 import { ApplicationFailure } from '@temporalio/workflow';
 import { msToNumber } from '@temporalio/common/lib/time';
-import { INVALID_OPTION } from '../../protocol/conversations';
+import { INVALID_OPTION } from '../../protocol/failures';
 
 export { INVALID_OPTION };
 

@@ -5,7 +5,7 @@
  */
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { Duration } from '@temporalio/common';
-import { CONVERSATION_CANCELLED, WAIT_TIMEOUT } from '../../protocol/conversations';
+import { CONVERSATION_CANCELLED, WAIT_TIMEOUT } from '../../protocol/failures';
 import type { Conversation } from './conversation-state';
 
 /** The failure `ask`, `waitForMessage` and `waitForReceipt` throw when their timeout passes. */

@@ -7,12 +7,12 @@ import { ActivityFailure, ApplicationFailure, CancelledFailure, TimeoutFailure }
 import { exponentialBackoffMs, rateLimitBackoffMs, type BackoffSettings } from '../../core/backoff';
 import type { SlidingWindow } from '../../core/sliding-window';
 import type { PollFailureReport, SendFailureDetails } from '../../activities/types';
+import { type SendOutcome } from '../../protocol/conversations';
 import {
   ActivityFailureTypes as F,
   NON_RETRYABLE_REQUEST_FAILURES,
   type SendFailureType,
-  type SendOutcome,
-} from '../../protocol/conversations';
+} from '../../protocol/failures';
 import type { AgentRefusal } from '../../protocol/agent';
 
 /**

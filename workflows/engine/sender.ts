@@ -6,12 +6,8 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { condition, getExternalWorkflowHandle } from '@temporalio/workflow';
-import {
-  AGENT_MOVING,
-  type SendOutcome,
-  type SendRequest,
-  type SendFailureType,
-} from '../../protocol/conversations';
+import { type SendOutcome, type SendRequest } from '../../protocol/conversations';
+import { AGENT_MOVING, type SendFailureType } from '../../protocol/failures';
 import { reportOutbox, countSendFailure } from '../author/metrics';
 import { sendResultSignal } from '../../protocol/messages';
 import type { AgentRuntime } from './runtime';

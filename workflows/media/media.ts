@@ -19,7 +19,8 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
-import { ActivityFailureTypes, type InboundMessage } from '../../protocol/conversations';
+import { type InboundMessage } from '../../protocol/conversations';
+import { ActivityFailureTypes } from '../../protocol/failures';
 import { activityQueue } from '../../protocol/agent';
 import { mediaMessage } from '../author/builders';
 import { send } from '../author/sending';

@@ -6,7 +6,7 @@ import {
   TimeoutType,
 } from '@temporalio/common';
 import { failureInfo, requestVerdict, sendVerdict } from '../../../workflows/engine/request-policy';
-import { ActivityFailureTypes as F } from '../../../protocol/conversations';
+import { ActivityFailureTypes as F } from '../../../protocol/failures';
 
 const fromActivity = (cause: Error) =>
   new ActivityFailure(
