@@ -21,7 +21,7 @@ import { current } from '../author/conversation-state';
 import { nameConversation, useAgent } from '../author/handlers';
 import { nudgeTimes } from '../author/prompt-rules';
 import { enqueue, request } from '../author/sending';
-import { beginWait, waitFor } from '../author/waiting';
+import { waitFor } from '../author/waiting';
 import { gistOf, type RoutingActivities, type RoutedMessage } from '../../protocol/conversations';
 import {
   type ApprovalDecision,
@@ -105,7 +105,7 @@ export async function approvalWorkflow(input: ApprovalInput): Promise<ApprovalDe
     ...(input.askedBy === undefined ? {} : { askedBy: input.askedBy }),
   };
   // The wait is registered by the question's send itself: no answer can slip in between.
-  const waitId = beginWait(conv);
+  const waitId = conv.beginWait();
   const { messageId: questionId } = await request(textMessage(text), {
     reconcileAmbiguous: true,
     waitId,

@@ -7,11 +7,10 @@
 import { condition } from '@temporalio/workflow';
 import { checkAsk, checkWait, checkWaitForReceipt } from './api-checks';
 import { textMessage } from './builders';
-import { current, rank } from './conversation-state';
+import { current } from './conversation-state';
 import { sendQuestion, type SendOptions } from './sending';
 import type { InboundMessage, OutboundMessage, Receipt } from '../../protocol/conversations';
 import {
-  beginWait,
   cancelledFailure,
   deadlineOf,
   tellCancelled,
@@ -61,12 +60,12 @@ export async function ask(
   }
   const message =
     typeof question === 'string' ? textMessage(question, { replyTo: options.replyTo }) : question;
-  const waitId = beginWait(conv);
+  const waitId = conv.beginWait();
   let questionRequest: string;
   try {
     questionRequest = await sendQuestion(message, { ...options, waitId });
   } catch (err) {
-    conv.activeWait = undefined;
+    conv.endWait();
     throw err;
   }
   const plan = {
@@ -112,14 +111,11 @@ export async function waitForReceipt(
   const conv = current();
   // The agent forwards a message's receipts only to a conversation that watches them.
   await conv.channel.hand({ op: 'receipts', messageId });
-  const reached = () => {
-    const receipt = conv.receipts.get(messageId);
-    return receipt !== undefined && (rank(receipt.status) >= rank(status) || receipt.status === 'failed');
-  };
+  const reached = () => conv.receiptReached(messageId, status);
   const ok =
     options.timeout === undefined
       ? (await condition(reached), true)
       : await condition(reached, options.timeout);
   if (!ok) throw timeoutFailure(`waitForReceipt(${status})`, options.timeout);
-  return conv.receipts.get(messageId)!;
+  return conv.receipt(messageId)!;
 }

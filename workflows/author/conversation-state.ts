@@ -1,8 +1,9 @@
 /**
  * The conversation state of one workflow (a handler, or a workflow that called `useAgent`): its
  * line to the agent (channel.ts), its place in the first-reply order, its send and wait counters,
- * and what the agent workflow signalled it (outcomes, routed messages, receipts). Module state is
- * isolated per workflow execution by the SDK.
+ * and what the agent workflow signalled it (outcomes, routed messages, receipts): the
+ * `Conversation` class owns it, and `open` wires the agent's signals and the conversation query to
+ * it. Module state is isolated per workflow execution by the SDK.
  */
 import { ApplicationFailure, setHandler, workflowInfo } from '@temporalio/workflow';
 import {
@@ -49,44 +50,239 @@ export interface ConversationSettings {
   cancelledText: ((name: string | undefined) => string) | false;
 }
 
-/** Per-workflow conversation state. Module state is isolated per workflow execution by the SDK. */
-export interface Conversation {
+/** A receipt status's place in a message's life; a later one replaces an earlier one. */
+const STATUS_RANK: Record<string, number> = { sent: 1, delivered: 2, read: 3, failed: 4 };
+function rank(status: string): number {
+  return STATUS_RANK[status] ?? 0;
+}
+
+/** A send's outcome when the send failed. */
+export type FailedOutcome = Extract<SendOutcome, { ok: false }>;
+
+/** What a conversation starts with (`open`). */
+export interface ConversationStart {
   agentWorkflowId: string;
   agentKey: string;
-  /** The author's name for it (`nameConversation`), shown to operators and in "Cancelled <name>.". */
-  name?: string;
-  /** What it is doing now (the pending question's step), for operators. */
-  step?: string;
-  /** Workflow time when the current wait began; undefined while not waiting. */
-  waitingSince?: number;
-  startedAt: number;
-  /** Set by a cancel word or the cancel signal: every pending and later wait ends as cancelled. */
-  cancelled?: 'human' | 'operator';
-  /** True once the human was told of the cancellation (told once). */
-  cancelTold: boolean;
   settings: ConversationSettings;
-  /** Its line to the agent: every request, wait, release and typing goes through it. */
+  /** Its line to the agent. */
   channel: Channel;
+  /** A handler's own message's arrival number: the first reply it owes; undefined for `useAgent`. */
+  seq: number | undefined;
+  /** Workflow time it began. */
+  startedAt: number;
+}
+
+/**
+ * One workflow's conversation with its agent, the one owner of its state: the waits it opens and
+ * ends, the first-reply turn it holds, the question pending, and what the agent workflow signals
+ * it (send outcomes, routed messages, receipts, a cancel). The author API and the signal handlers
+ * ask it; none writes its fields. Module state is isolated per workflow execution by the SDK.
+ */
+export class Conversation {
+  readonly agentWorkflowId: string;
+  readonly agentKey: string;
+  readonly settings: ConversationSettings;
+  /** Its line to the agent: every request, wait, release and typing goes through it. */
+  readonly channel: Channel;
+  readonly startedAt: number;
+  #name: string | undefined;
+  #step: string | undefined;
+  #waitingSince: number | undefined;
+  #cancelled: 'human' | 'operator' | undefined;
+  #cancelTold = false;
   /**
    * The arrival number whose first reply this workflow owes: a handler's own message until its
    * first reply or wait, then each message routed to one of its waits until it answers or waits
    * again. Orders first replies by arrival.
    */
-  seq?: number;
-  /** The text of the question the pending wait answers (side commands restate it). */
-  question?: string;
-  sends: number;
+  #seq: number | undefined;
+  #question: string | undefined;
+  #sends = 0;
   /** Waits so far: each wait for the human has its own id, so a late delivery is told apart. */
-  waits: number;
+  #waits = 0;
+  #activeWait: number | undefined;
+  readonly #inbox: RoutedMessage[] = [];
+  readonly #outcomes = new Map<string, SendOutcome>();
+  readonly #receipts = new Map<string, Receipt>();
+
+  constructor(start: ConversationStart) {
+    this.agentWorkflowId = start.agentWorkflowId;
+    this.agentKey = start.agentKey;
+    this.settings = start.settings;
+    this.channel = start.channel;
+    this.#seq = start.seq;
+    this.startedAt = start.startedAt;
+  }
+
+  /** The author's name for it (`nameConversation`), shown to operators and in "Cancelled <name>.". */
+  get name(): string | undefined {
+    return this.#name;
+  }
+
+  /** Names the conversation (`nameConversation`). */
+  setName(name: string): void {
+    this.#name = name;
+  }
+
+  /** What it is doing now (the pending question's step), for operators; undefined clears it. */
+  setStep(step: string | undefined): void {
+    this.#step = step;
+  }
+
+  /** Who cancelled it (a cancel word, or the cancel signal): every pending and later wait ends so. */
+  get cancelled(): 'human' | 'operator' | undefined {
+    return this.#cancelled;
+  }
+
+  /** Cancels the conversation; the first cancel's author stays. */
+  cancel(by: 'human' | 'operator'): void {
+    this.#cancelled ??= by;
+  }
+
+  /** Records that the human is told of the cancel: true the first time, false once told. */
+  markCancelTold(): boolean {
+    if (this.#cancelTold) return false;
+    this.#cancelTold = true;
+    return true;
+  }
+
+  /** The text of the question the pending wait answers (side commands restate it). */
+  get question(): string | undefined {
+    return this.#question;
+  }
+
+  /** The pending wait answers `question` (undefined: a wait with no question). */
+  setQuestion(question: string | undefined): void {
+    this.#question = question;
+  }
+
   /** The wait in progress; a message routed to any other wait is the agent's to route on. */
-  activeWait?: number;
-  inbox: RoutedMessage[];
-  outcomes: Map<string, SendOutcome>;
-  receipts: Map<string, Receipt>;
+  get activeWait(): number | undefined {
+    return this.#activeWait;
+  }
+
+  /** Opens a new wait, the active one; returns its id (1, 2, ...). */
+  beginWait(): number {
+    this.#activeWait = ++this.#waits;
+    return this.#activeWait;
+  }
+
+  /** Ends the active wait here (telling the agent is the caller's); returns its id, if one was active. */
+  endWait(): number | undefined {
+    const waitId = this.#activeWait;
+    this.#activeWait = undefined;
+    return waitId;
+  }
+
+  /** The human is waited for from workflow time `now` on (operators see it). */
+  startWaiting(now: number): void {
+    this.#waitingSince = now;
+  }
+
+  /** The human is no longer waited for. */
+  stopWaiting(): void {
+    this.#waitingSince = undefined;
+  }
+
+  /** The number of the next send request (1, 2, ...): its request id is made of it. */
+  nextSend(): number {
+    return ++this.#sends;
+  }
+
+  /**
+   * Gives up the first-reply turn: returns the arrival number whose first reply it held (it goes
+   * with the next request, or with a release), undefined when it held none.
+   */
+  takeTurn(): number | undefined {
+    const seq = this.#seq;
+    this.#seq = undefined;
+    return seq;
+  }
+
+  /**
+   * Takes a message the agent routed here, unless it was routed to a wait that has ended (the
+   * agent hands that back and routes it on: taking it here would deliver it twice). A taken one
+   * brings its first-reply turn: the agent holds later messages' replies until this one's.
+   */
+  deliver(routed: RoutedMessage): boolean {
+    if (routed.waitId !== undefined && routed.waitId !== this.#activeWait) return false;
+    this.#seq = routed.seq;
+    this.#inbox.push(routed);
+    return true;
+  }
+
+  /** True while a delivered message waits to be taken. */
+  get hasMessage(): boolean {
+    return this.#inbox.length > 0;
+  }
+
+  /** The first delivered message not yet taken. */
+  takeMessage(): RoutedMessage | undefined {
+    return this.#inbox.shift();
+  }
+
+  /** Records the outcome of send request `requestId` (the agent's `sendResult`). */
+  recordOutcome(requestId: string, outcome: SendOutcome): void {
+    this.#outcomes.set(requestId, outcome);
+  }
+
+  /** True once the outcome of `requestId` came back. */
+  hasOutcome(requestId: string): boolean {
+    return this.#outcomes.has(requestId);
+  }
+
+  /** Takes the outcome of `requestId`, if it came back. */
+  takeOutcome(requestId: string): SendOutcome | undefined {
+    const outcome = this.#outcomes.get(requestId);
+    this.#outcomes.delete(requestId);
+    return outcome;
+  }
+
+  /** Takes the outcome of `requestId` if it came back as a failure; a success stays. */
+  takeFailure(requestId: string): FailedOutcome | undefined {
+    const outcome = this.#outcomes.get(requestId);
+    if (!outcome || outcome.ok) return undefined;
+    this.#outcomes.delete(requestId);
+    return outcome;
+  }
+
+  /** Records a receipt; receipts can arrive out of order, so a message keeps its furthest status. */
+  noteReceipt(receipt: Receipt): void {
+    const known = this.#receipts.get(receipt.messageId);
+    if (!known || rank(receipt.status) >= rank(known.status)) this.#receipts.set(receipt.messageId, receipt);
+  }
+
+  /** The furthest receipt of `messageId` so far. */
+  receipt(messageId: string): Receipt | undefined {
+    return this.#receipts.get(messageId);
+  }
+
+  /** True once `messageId` reached `status` (a later status counts) or failed. */
+  receiptReached(messageId: string, status: string): boolean {
+    const receipt = this.#receipts.get(messageId);
+    return receipt !== undefined && (rank(receipt.status) >= rank(status) || receipt.status === 'failed');
+  }
+
+  /** What the conversation query answers operators, for the workflow `workflowId`. */
+  view(workflowId: string): ConversationView {
+    return {
+      workflowId,
+      agentKey: this.agentKey,
+      ...(this.#name === undefined ? {} : { name: this.#name }),
+      ...(this.#step === undefined ? {} : { step: this.#step }),
+      waiting: this.#waitingSince !== undefined,
+      ...(this.#waitingSince === undefined
+        ? {}
+        : { waitingSince: new Date(this.#waitingSince).toISOString() }),
+      startedAt: new Date(this.startedAt).toISOString(),
+      ...(this.#cancelled === undefined ? {} : { cancelled: this.#cancelled }),
+    };
+  }
 }
 
 let conversation: Conversation | undefined;
 
+/** This workflow's conversation; throws `NoAgentContext` before `handleMessages` or `useAgent`. */
 export function current(): Conversation {
   if (!conversation) {
     throw ApplicationFailure.nonRetryable(
@@ -98,8 +294,9 @@ export function current(): Conversation {
 }
 
 /**
- * Opens this workflow's conversation with the agent `agentWfId`. A handler's (`ends: 'handler'`)
- * starts in `result` hand-over and its wrapper hands the rest over at its end (see channel.ts).
+ * Opens this workflow's conversation with the agent `agentWfId`, and wires the agent's signals
+ * and the operators' query to it. A handler's (`ends: 'handler'`) starts in `result` hand-over
+ * and its wrapper hands the rest over at its end (see channel.ts).
  */
 export function open(
   agentWfId: string,
@@ -108,61 +305,25 @@ export function open(
   seq: number | undefined,
   ends: ChannelEnd,
 ): Conversation {
-  conversation = {
+  const startedAt = Date.now();
+  const conv = new Conversation({
     agentWorkflowId: agentWfId,
     agentKey,
-    startedAt: Date.now(),
-    cancelTold: false,
     settings,
     channel: new Channel(agentWfId, ends),
     seq,
-    sends: 0,
-    waits: 0,
-    inbox: [],
-    outcomes: new Map(),
-    receipts: new Map(),
-  };
-  const conv = conversation;
-  setCheckedSignal(sendResultSignal, sendResultSchema, ({ requestId, outcome }) => {
-    conv.outcomes.set(requestId, outcome);
+    startedAt,
   });
+  conversation = conv;
+  setCheckedSignal(sendResultSignal, sendResultSchema, ({ requestId, outcome }) =>
+    conv.recordOutcome(requestId, outcome),
+  );
   setHandler(movingSignal, () => conv.channel.buffer.moving());
-  setCheckedSignal(inboundSignal, routedMessageSchema, (routed) => {
-    // Routed to a wait that has ended: the agent hands it back and routes it on (it learnt of
-    // the end from this workflow's wait signal), so taking it here would deliver it twice.
-    if (routed.waitId !== undefined && routed.waitId !== conv.activeWait) return;
-    // The agent holds later messages' first replies until this workflow answers this one.
-    conv.seq = routed.seq;
-    conv.inbox.push(routed);
-  });
-  setCheckedSignal(receiptSignal, receiptSchema, (receipt) => {
-    const known = conv.receipts.get(receipt.messageId);
-    // Receipts can arrive out of order; keep the furthest state.
-    if (!known || rank(receipt.status) >= rank(known.status)) conv.receipts.set(receipt.messageId, receipt);
-  });
-  setCheckedSignal(cancelSignal, cancelSchema, () => {
-    conv.cancelled ??= 'operator';
-  });
-  setHandler(conversationQuery, () => view(conv));
+  setCheckedSignal(inboundSignal, routedMessageSchema, (routed) => void conv.deliver(routed));
+  setCheckedSignal(receiptSignal, receiptSchema, (receipt) => conv.noteReceipt(receipt));
+  setCheckedSignal(cancelSignal, cancelSchema, () => conv.cancel('operator'));
+  setHandler(conversationQuery, () => conv.view(workflowInfo().workflowId));
   return conv;
-}
-
-function view(conv: Conversation): ConversationView {
-  return {
-    workflowId: workflowInfo().workflowId,
-    agentKey: conv.agentKey,
-    ...(conv.name === undefined ? {} : { name: conv.name }),
-    ...(conv.step === undefined ? {} : { step: conv.step }),
-    waiting: conv.waitingSince !== undefined,
-    ...(conv.waitingSince === undefined ? {} : { waitingSince: new Date(conv.waitingSince).toISOString() }),
-    startedAt: new Date(conv.startedAt).toISOString(),
-    ...(conv.cancelled === undefined ? {} : { cancelled: conv.cancelled }),
-  };
-}
-
-const STATUS_RANK: Record<string, number> = { sent: 1, delivered: 2, read: 3, failed: 4 };
-export function rank(status: string): number {
-  return STATUS_RANK[status] ?? 0;
 }
 
 /** True once this workflow has a conversation (a handler, or after `useAgent`). */

@@ -84,7 +84,7 @@ export function useAgent(agentKey: string, options: ConversationOptions = {}): v
  */
 export function nameConversation(name: string): void {
   checkName(name);
-  current().name = name;
+  current().setName(name);
 }
 
 /** What a handler knows besides its message. */

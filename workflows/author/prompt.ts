@@ -17,7 +17,7 @@ import {
 } from './prompt-rules';
 import { enqueue, sendQuestion, type SendOptions } from './sending';
 import type { InboundMessage, OutboundMessage } from '../../protocol/conversations';
-import { beginWait, deadlineOf, tellCancelled, waitFor } from './waiting';
+import { deadlineOf, tellCancelled, waitFor } from './waiting';
 
 /** `reconcileAmbiguous` defaults to true here: see {@link prompt}. */
 export interface PromptOptions<T> extends Omit<SendOptions, 'confirm'> {
@@ -59,21 +59,21 @@ export async function prompt<T = string>(
   const maxTries = options.maxTries ?? 3;
   let outgoing: OutboundMessage =
     typeof question === 'string' ? textMessage(question, { replyTo: options.replyTo }) : question;
-  conv.step = options.step ?? text;
+  conv.setStep(options.step ?? text);
   try {
     for (let tries = 0; ;) {
       if (conv.cancelled) {
         await tellCancelled(conv);
         return { ok: false, reason: 'cancelled' };
       }
-      const waitId = beginWait(conv);
+      const waitId = conv.beginWait();
       let questionRequest: string;
       try {
         // A question lost to a crash mid-send would leave the human with nothing to answer, and a
         // blind re-send could ask twice: by default the agent settles it from the receipts.
         questionRequest = await sendQuestion(outgoing, { reconcileAmbiguous: true, ...options, waitId });
       } catch (err) {
-        conv.activeWait = undefined;
+        conv.endWait();
         throw err;
       }
       const start = Date.now();
@@ -112,6 +112,6 @@ export async function prompt<T = string>(
       outgoing = textMessage(parsed.reask, { replyTo: outcome.message });
     }
   } finally {
-    conv.step = undefined;
+    conv.setStep(undefined);
   }
 }

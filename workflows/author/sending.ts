@@ -91,12 +91,13 @@ function build(
   const info = workflowInfo();
   // Read from the start event: the same on every replay, different for each run of the chain.
   const run = `${info.firstExecutionRunId}/${info.continuedFromExecutionRunId ?? '-'}`;
-  const requestId = `${info.workflowId}/${run}/send/${++conv.sends}`;
+  const requestId = `${info.workflowId}/${run}/send/${conv.nextSend()}`;
   // A question's text, for side commands that restate it while its answer is awaited.
-  if (options.waitId !== undefined) conv.question = message.type === 'text' ? message.text?.body : undefined;
-  const handlerSeq = conv.seq;
+  if (options.waitId !== undefined) {
+    conv.setQuestion(message.type === 'text' ? message.text?.body : undefined);
+  }
   // The first request carries the handler's place in line; after it, no more holding back.
-  conv.seq = undefined;
+  const handlerSeq = conv.takeTurn();
   const base: WorkflowSend = {
     requestId,
     message,
@@ -120,9 +121,8 @@ export async function request(
   const conv = current();
   const req = build(conv, message, options, 'outcome');
   await conv.channel.hand({ op: 'send', request: req });
-  await condition(() => conv.outcomes.has(req.requestId));
-  const outcome = conv.outcomes.get(req.requestId)!;
-  conv.outcomes.delete(req.requestId);
+  await condition(() => conv.hasOutcome(req.requestId));
+  const outcome = conv.takeOutcome(req.requestId)!;
   if (outcome.ok) return { messageId: outcome.messageId };
   throw ApplicationFailure.create({
     type: outcome.type,
@@ -217,8 +217,7 @@ export async function typing(message: InboundMessage): Promise<void> {
 /** Lets later messages' replies go before this handler's first reply (it has none now). */
 export async function release(): Promise<void> {
   const conv = current();
-  if (conv.seq === undefined) return;
-  const seq = conv.seq;
-  conv.seq = undefined;
+  const seq = conv.takeTurn();
+  if (seq === undefined) return;
   await conv.channel.hand({ op: 'release', seq });
 }

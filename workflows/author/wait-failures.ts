@@ -42,9 +42,8 @@ export function questionFailure(
   plan: { questionRequest?: string },
 ): ApplicationFailure | undefined {
   if (plan.questionRequest === undefined) return undefined;
-  const outcome = conv.outcomes.get(plan.questionRequest);
-  if (!outcome || outcome.ok) return undefined;
-  conv.outcomes.delete(plan.questionRequest);
+  const outcome = conv.takeFailure(plan.questionRequest);
+  if (!outcome) return undefined;
   return ApplicationFailure.create({
     type: outcome.type,
     message: outcome.message,

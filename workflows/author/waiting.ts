@@ -66,12 +66,6 @@ export interface WaitPlan {
   verify?: (routed: RoutedMessage) => Promise<RoutedMessage | undefined>;
 }
 
-/** Starts a new wait of `conv`; returns its id. */
-export function beginWait(conv: Conversation): number {
-  conv.activeWait = ++conv.waits;
-  return conv.activeWait;
-}
-
 /**
  * Registers the active wait with the agent (a question's send registers it by itself). It goes
  * with the conversation's next hand-over, before the workflow task ends: no message can be
@@ -79,7 +73,7 @@ export function beginWait(conv: Conversation): number {
  * after the registration arrived.
  */
 async function register(conv: Conversation, plan: WaitPlan): Promise<void> {
-  const waitId = beginWait(conv);
+  const waitId = conv.beginWait();
   if (!plan.next && !plan.questionId && !plan.answers) return;
   const label = plan.answers?.label ?? conv.question ?? conv.name;
   await conv.channel.hand({
@@ -99,9 +93,8 @@ async function register(conv: Conversation, plan: WaitPlan): Promise<void> {
 }
 
 /** Ends the active wait at the agent, which hands back anything it routed to it meanwhile. */
-async function endWait(conv: Conversation, lateText?: string): Promise<void> {
-  const waitId = conv.activeWait;
-  conv.activeWait = undefined;
+async function endWaitAtAgent(conv: Conversation, lateText?: string): Promise<void> {
+  const waitId = conv.endWait();
   if (waitId === undefined) return;
   await conv.channel.hand({
     op: 'wait',
@@ -116,8 +109,7 @@ async function endWait(conv: Conversation, lateText?: string): Promise<void> {
 
 /** Tells the human, once, that the conversation was cancelled ("Cancelled signup."). */
 export async function tellCancelled(conv: Conversation, cause?: InboundMessage): Promise<void> {
-  if (conv.cancelTold || conv.settings.cancelledText === false) return;
-  conv.cancelTold = true;
+  if (conv.settings.cancelledText === false || !conv.markCancelTold()) return;
   await enqueue(textMessage(conv.settings.cancelledText(conv.name), cause ? { replyTo: cause } : {}));
 }
 
@@ -132,7 +124,7 @@ async function classify(
     return plan.reactions ? { kind: 'reaction', message, emoji: message.reaction?.emoji ?? '' } : undefined;
   }
   if (isCancelWord(message, plan.cancelWords)) {
-    conv.cancelled ??= 'human';
+    conv.cancel('human');
     return { kind: 'cancel', by: 'human', message };
   }
   const command = commandOf(message, conv.settings.commands);
@@ -158,22 +150,22 @@ export async function waitFor(conv: Conversation, plan: WaitPlan, registered: bo
   if (!registered) {
     // Waiting for the human gives up the first-reply turn (a question's send already did).
     await release();
-    conv.question = undefined;
+    conv.setQuestion(undefined);
     await register(conv, plan);
   }
   const fired: { name: string; args: unknown[] }[] = [];
   for (const def of plan.signals)
     setHandler(def, (...args: unknown[]) => void fired.push({ name: def.name, args }));
-  conv.waitingSince = Date.now();
+  conv.startWaiting(Date.now());
   let nudge = 0;
   try {
     for (;;) {
-      const arrived = conv.inbox.shift();
+      const arrived = conv.takeMessage();
       // (The wait stays active while a message is verified: the agent's may arrive meanwhile.)
       const routed = arrived && plan.verify ? await plan.verify(arrived) : arrived;
       if (arrived && !routed) continue;
       if (routed) {
-        conv.activeWait = undefined;
+        conv.endWait();
         const outcome = await classify(conv, plan, routed);
         if (outcome?.kind === 'cancel') await tellCancelled(conv, outcome.message);
         if (outcome) return outcome;
@@ -186,26 +178,26 @@ export async function waitFor(conv: Conversation, plan: WaitPlan, registered: bo
       const failed = questionFailure(conv, plan);
       if (failed) {
         // The question was never sent, so the agent never registered its wait.
-        conv.activeWait = undefined;
+        conv.endWait();
         throw failed;
       }
       if (conv.cancelled) {
-        await endWait(conv);
+        await endWaitAtAgent(conv);
         await tellCancelled(conv);
         return { kind: 'cancel', by: conv.cancelled };
       }
       const signal = fired.shift();
       if (signal) {
-        await endWait(conv);
+        await endWaitAtAgent(conv);
         return { kind: 'signal', ...signal };
       }
       if (plan.until?.()) {
-        await endWait(conv);
+        await endWaitAtAgent(conv);
         return { kind: 'until' };
       }
       const now = Date.now();
       if (plan.deadline !== undefined && now >= plan.deadline) {
-        await endWait(conv, plan.lateText);
+        await endWaitAtAgent(conv, plan.lateText);
         return { kind: 'timeout' };
       }
       const nudgeAt = plan.nudges?.times[nudge];
@@ -216,8 +208,8 @@ export async function waitFor(conv: Conversation, plan: WaitPlan, registered: bo
         continue;
       }
       const ready = () =>
-        conv.inbox.length > 0 ||
-        (plan.questionRequest !== undefined && conv.outcomes.has(plan.questionRequest)) ||
+        conv.hasMessage ||
+        (plan.questionRequest !== undefined && conv.hasOutcome(plan.questionRequest)) ||
         conv.cancelled !== undefined ||
         fired.length > 0 ||
         (plan.until?.() ?? false);
@@ -227,7 +219,7 @@ export async function waitFor(conv: Conversation, plan: WaitPlan, registered: bo
     }
   } finally {
     for (const def of plan.signals) setHandler(def, undefined);
-    conv.waitingSince = undefined;
+    conv.stopWaiting();
   }
 }
 
