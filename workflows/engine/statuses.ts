@@ -56,7 +56,7 @@ export interface MarkReadEntry {
 export interface StatusQueueState {
   /**
    * Compact: an entry that has not failed is carried as its bare message id (500 of them are
-   * ~7 KB less, which the carried state's bound needs; see carried-state.test.ts). A carried
+   * ~7 KB less, which the carried state's bound needs; see runtime.carried-state.test.ts). A carried
    * entry is due at once in the next run: the grace for a reply has passed.
    */
   markRead: (string | MarkReadEntry)[];
