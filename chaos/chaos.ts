@@ -27,7 +27,7 @@ import {
 } from './nemesis';
 import { startServingMonitor } from './serving-monitor';
 import { startStage } from './stage';
-import type { Transcript } from '../simulator';
+import type { LogEntry, Transcript } from '../simulator';
 import {
   earlyRetries,
   readLateness,
@@ -298,15 +298,15 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
       log(
         `chaos: the cluster did not serve ${s.agent ?? 'any agent'} for ${((s.to - s.from) / 1000).toFixed(1)} s (${sinceLast(killedAt, s.from)} after a kill, ${sinceLast(restartedAt, s.from)} after a restart)`,
       );
+    const span = (e: NemesisEvent): Stall => ({ from: e.at, to: e.at + e.ms });
+    const nemesisEvents = nemesis?.events ?? [];
     const stalls: Stall[] = [
       ...restartStalls,
-      ...(nemesis?.events ?? []).filter(stopsEverything).map((e) => ({ from: e.at, to: e.at + e.ms })),
+      ...nemesisEvents.filter(stopsEverything).map(span),
       ...unserved,
     ];
     // The time a latency, reset or bandwidth fault slowed the links: not counted against the grace.
-    const slowed: Stall[] = (nemesis?.events ?? [])
-      .filter((e) => !stopsEverything(e))
-      .map((e) => ({ from: e.at, to: e.at + e.ms }));
+    const slowed: Stall[] = nemesisEvents.filter((e) => !stopsEverything(e)).map(span);
     const inbound = stage.agents.flatMap((a) =>
       transcripts[a].inbound.flatMap((m) =>
         m.deliveredAt === null ? [] : [{ agent: a, deliveredAt: m.deliveredAt, readAt: m.readAt }],
@@ -337,6 +337,7 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
     // Each message read late (past the grace, or later than its reply by more than the p95 limit),
     // with the stalls' share and how long after the last kill and restart, for the post-mortem.
     for (const agent of stage.agents) {
+      let agentLog: LogEntry[] | undefined;
       for (const m of transcripts[agent].inbound) {
         const delivered = m.deliveredAt;
         if (!m.pastGrace || delivered === null) continue;
@@ -352,14 +353,15 @@ export async function runChaos(input: ChaosOptions): Promise<ChaosResult> {
           ...restartStalls
             .filter((s) => overlaps(s.from, s.to))
             .map((s) => `${at(s.from)} restart ${s.to - s.from} ms`),
-          ...(nemesis?.events ?? [])
+          ...nemesisEvents
             .filter((e) => overlaps(e.at, e.at + e.ms))
             .map((e) => `${at(e.at)} ${e.kind} ${e.ms} ms`),
           ...unserved
             .filter((s) => (s.agent === undefined || s.agent === agent) && overlaps(s.from, s.to))
             .map((s) => `${at(s.from)} not served ${s.to - s.from} ms`),
         ];
-        const requests = (await stage.sim.control.log(agent))
+        agentLog ??= await stage.sim.control.log(agent);
+        const requests = agentLog
           .filter((l) => overlaps(l.receivedAt, l.at))
           .map(
             (l) =>
