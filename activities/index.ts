@@ -148,7 +148,7 @@ export function createActivities(registry: ClientRegistry, options: ActivitiesOp
       }
     },
 
-    /** Marks messages read, a request each, all at once; the report says what became of each. */
+    /** Marks messages read, a request each, one at a time (activities/mark-reads.ts); the report says what became of each. */
     async markRead(input: MarkReadInput): Promise<MarkReadReport> {
       const client = clientFor(input.agentKey);
       return withHeartbeats(markReadsBounded(client, input.messageIds));

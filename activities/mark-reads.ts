@@ -1,11 +1,17 @@
 /**
  * Mark-reads as the activities make them: the agent workflow hands a send attempt (read, then
  * answer) or a mark-read request of its own the messages to mark read, having taken their slots
- * in its statuses window, so they all go at once (concurrently: one round trip before a reply,
- * however many ride with it). The report says which were marked, which the service refused for
- * good, which failed with a failure that may pass (with Retry-After when the service sent one),
- * which may or may not have been marked (no answer, or one that says nothing), and when each request
- * was answered, so that the workflow books them in its window.
+ * in its statuses window. They go one at a time, oldest first, and stop at the first that failed
+ * with a failure that may pass or of unknown outcome: after a 429 the service gets nothing more
+ * from this vehicle, not even a sibling already on its way (sent at once, a sibling could reach
+ * the service after the 429 was answered, which the service cannot tell from a retry sooner than
+ * allowed), and a connection that dropped is not tried again by each of them in turn. Those not
+ * tried are in none of the report's lists: the workflow keeps them as they were, for the next
+ * vehicle. A reply waits one round trip per message it marks read (usually one). The report says
+ * which were marked, which the service refused for good, which failed with a failure that may pass
+ * (with Retry-After when the service sent one), which may or may not have been marked (no answer,
+ * or one that says nothing), and when each request was answered, so that the workflow books them
+ * in its window.
  */
 import { AuthError, NotAcceptedError, RateLimitError, ValidationError, ApiError } from '../messaging/errors';
 
@@ -51,8 +57,10 @@ function classify(err: unknown): { kind: 'refused' | 'failed' | 'unknown'; retry
 }
 
 /**
- * Marks `ids` read, all at once; each request is bounded by `signal` (an aborted one counts as
- * of unknown outcome: it may have been counted). Never throws: every id ends in one of the report's lists.
+ * Marks `ids` read, one at a time in their order, until one fails with a failure that may pass or
+ * of unknown outcome, or `signal` ends (a request it aborted counts as of unknown outcome: it may
+ * have been counted). Never throws: every id tried ends in one of the report's lists; the rest,
+ * not tried, in none.
  */
 export async function markReads(
   ids: string[],
@@ -60,31 +68,32 @@ export async function markReads(
   signal: AbortSignal,
 ): Promise<MarkReadReport> {
   const report: MarkReadReport = { done: [], refused: [], failed: [], times: [] };
-  await Promise.all(
-    ids.map(async (id) => {
-      try {
-        await markRead(id, signal);
-        report.done.push(id);
-      } catch (err) {
-        const how = classify(err);
-        if (how.kind === 'refused') report.refused.push(id);
-        else if (how.kind === 'unknown') {
-          (report.unknown ??= []).push(id);
-          report.failure ??= err instanceof Error ? err.message : String(err);
-        } else {
-          report.failed.push(id);
-          if (err instanceof RateLimitError || err instanceof NotAcceptedError) {
-            const status = err instanceof RateLimitError ? '429' : '503';
-            report.rejected = { ...report.rejected, [status]: (report.rejected?.[status] ?? 0) + 1 };
-          }
-          report.failure ??= err instanceof Error ? err.message : String(err);
-          if (how.retryAfterMs !== undefined)
-            report.retryAfterMs = Math.max(report.retryAfterMs ?? 0, how.retryAfterMs);
-        }
-      } finally {
-        report.times.push(Date.now());
+  for (const id of ids) {
+    if (signal.aborted) break;
+    try {
+      await markRead(id, signal);
+      report.done.push(id);
+      continue;
+    } catch (err) {
+      const how = classify(err);
+      const failure = err instanceof Error ? err.message : String(err);
+      if (how.kind === 'refused') {
+        report.refused.push(id);
+        continue;
       }
-    }),
-  );
+      if (how.kind === 'unknown') (report.unknown ??= []).push(id);
+      else {
+        report.failed.push(id);
+        if (err instanceof RateLimitError || err instanceof NotAcceptedError) {
+          report.rejected = { [err instanceof RateLimitError ? '429' : '503']: 1 };
+        }
+        if (how.retryAfterMs !== undefined) report.retryAfterMs = how.retryAfterMs;
+      }
+      report.failure = failure;
+      break;
+    } finally {
+      report.times.push(Date.now());
+    }
+  }
   return report;
 }

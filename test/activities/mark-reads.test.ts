@@ -1,12 +1,13 @@
 /**
  * Mark-reads as the activities make them (activities/mark-reads.ts), over real HTTP against the
- * simulator: all at once, each message's fate reported (done, refused for good, failed with
+ * simulator: one at a time, stopping at a 429 or an unknown outcome, each message's fate reported (done, refused for good, failed with
  * Retry-After), never a throw; and riding with a send attempt: read, then answer, the send going
  * whatever became of them, a failed send carrying their report.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { AGENT, activitiesOnSimulator } from '../support/activities-on-simulator';
+import { waitFor } from '../support/temporal';
 import { AmsflowMetrics } from '../../worker/observability/amsflow-metrics';
 import { activityMetricsInterceptor } from '../../worker/observability/activity-metrics';
 import { AmsflowLogger } from '../../worker/observability/logger';
@@ -27,7 +28,7 @@ describe('mark-reads', () => {
     (await on.sim.control.transcript()).inbound.filter((m) => m.markedRead).map((m) => m.id);
   const none = new AbortController().signal;
 
-  it('marks every message read at once, and says when each request was answered', async () => {
+  it('marks every message read, one at a time in order, and says when each request was answered', async () => {
     const ids = await humanSays(3);
     const before = Date.now();
     const report = await markReads(ids, (id, signal) => on.client.markRead(id, { signal }), none);
@@ -36,6 +37,46 @@ describe('mark-reads', () => {
     expect(report.times).toHaveLength(3);
     for (const at of report.times) expect(at).toBeGreaterThanOrEqual(before);
     expect((await markedRead()).sort()).toEqual([...ids].sort());
+    const requests = (await on.sim.control.log()).filter((l) => l.endpoint === 'statuses');
+    for (let i = 1; i < requests.length; i++) {
+      expect(requests[i].receivedAt).toBeGreaterThanOrEqual(requests[i - 1].at);
+    }
+  });
+
+  it('sends nothing more after a 429: the rest are left untried, in none of the lists', async () => {
+    const ids = await humanSays(3);
+    await on.sim.control.fault({
+      endpoint: 'statuses',
+      count: 1,
+      fault: { kind: 'rate_limit', retryAfter: 2 },
+    });
+    const report = await markReads(ids, (m, s) => on.client.markRead(m, { signal: s }), none);
+    expect(report).toMatchObject({
+      done: [],
+      refused: [],
+      failed: [ids[0]],
+      retryAfterMs: 2000,
+      rejected: { '429': 1 },
+    });
+    expect(report.unknown).toBeUndefined();
+    expect(report.times).toHaveLength(1);
+    expect((await on.sim.control.log()).filter((l) => l.endpoint === 'statuses')).toHaveLength(1);
+    expect(await markedRead()).toEqual([]);
+  });
+
+  it('stops at an unknown outcome too, and goes past a refusal for good', async () => {
+    const ids = await humanSays(2);
+    const report = await markReads(
+      ['wamid.never-issued', ids[0], ids[1]],
+      (m, s) => on.client.markRead(m, { signal: s }),
+      none,
+    );
+    expect(report).toMatchObject({ done: ids, refused: ['wamid.never-issued'], failed: [] });
+    const [next, after] = await humanSays(2);
+    await on.sim.control.fault({ endpoint: 'statuses', count: 1, fault: { kind: 'drop_before' } });
+    const dropped = await markReads([next, after], (m, s) => on.client.markRead(m, { signal: s }), none);
+    expect(dropped).toMatchObject({ done: [], refused: [], failed: [], unknown: [next] });
+    expect(dropped.times).toHaveLength(1);
   });
 
   it('reports a refusal for good apart, and a 429 as failed with its Retry-After, never throwing', async () => {
@@ -71,6 +112,13 @@ describe('mark-reads', () => {
     setTimeout(() => bound.abort(new Error('bound passed')), 50);
     const report = await markReads([id], (m, s) => on.client.markRead(m, { signal: s }), bound.signal);
     expect(report).toMatchObject({ done: [], refused: [], failed: [], unknown: [id] });
+    // The service still answers the slow request (to nobody) 400 ms in: let it end in this test, or
+    // its entry lands in a later test's request log.
+    await waitFor(
+      'the slow request to end at the service',
+      async () => (await on.sim.control.log()).some((l) => l.endpoint === 'statuses'),
+      { timeoutMs: 5000, intervalMs: 20 },
+    );
   });
 
   it.each([
