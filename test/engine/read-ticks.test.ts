@@ -2,8 +2,9 @@
  * Read ticks keep pace with replies (issue 36): every message the human wrote is marked read
  * before its reply, or at the latest by as much as the statuses window requires after a 429,
  * across a worker killed while a mark-read was under way, continue-as-new, and 429 and 503 on
- * POST /statuses. The spec's minute and 25-s long polls, as an agent runs them: a mark-read left
- * for a later poll would come tens of seconds after its reply.
+ * POST /statuses (a refused mark-read goes again once the service allows, not with a later poll).
+ * The spec's minute and 25-s long polls, as an agent runs them: a mark-read left for a later poll
+ * would come tens of seconds after its reply.
  */
 import type { TranscriptInbound, TranscriptSent } from '../../simulator/control-client';
 import type { Fault } from '../../simulator/wire';
@@ -78,6 +79,18 @@ async function faultStatuses(engine: Engine, fault: Fault, count: number): Promi
   await engine.sim.control.fault({ agent: engine.agentKey, endpoint: 'statuses', count, fault });
 }
 
+/**
+ * How late a read tick may come after its reply when refusals stand in its way: the waits they
+ * impose (each refused request's Retry-After or backoff rung, one after another, since a vehicle's
+ * mark-reads go one at a time and stop at a refusal), plus workflow tasks and a continue-as-new's
+ * hand-over. Not a latency target (the bench has those): the rule it checks is that a refused
+ * mark-read goes again as soon as the service allows, where one left for a later poll would come
+ * with that poll, 25 s or more after its reply.
+ */
+function readBound(waitsMs: number[]): number {
+  return waitsMs.reduce((sum, ms) => sum + ms, 0) + 2_500;
+}
+
 async function polling(engine: Engine): Promise<void> {
   await waitFor('the agent to poll', async () => (await engine.transcript()).polling, { timeoutMs: 60_000 });
 }
@@ -139,7 +152,9 @@ describe('read ticks keep pace with replies', () => {
       await readTicks(engine, ids);
     }
     const { lateness } = await readTicks(engine, ids);
-    for (const [id, ms] of lateness) expect({ id, late: ms <= 2500 }).toEqual({ id, late: true });
+    // One refusal in each message's way: its Retry-After.
+    for (const [id, ms] of lateness)
+      expect({ id, ms, late: ms > readBound([1000]) }).toMatchObject({ late: false });
     // The runs rolled over while they went on, each with the agent's short workflow task timeout
     // (a task lost with its worker holds replies and read ticks for that long).
     expect((await getAgentState(engine.client, engine.agentKey))!.generation).toBeGreaterThanOrEqual(2);
@@ -159,8 +174,10 @@ describe('read ticks keep pace with replies', () => {
     for (const n of [3, 4]) ids.push(await engine.human(`echo refused ${n}`));
     const { lateness } = await readTicks(engine, ids);
     expect(lateness.size).toBe(4);
-    // Retry-After (1 s), or the backoff's first rung (0.5 s), plus a workflow task or two.
-    for (const [id, ms] of lateness) expect({ id, late: ms <= 2500 }).toEqual({ id, late: true });
+    // Two refusals in a row in each pair's way: the first message's request refused twice, the
+    // second waiting behind it; two Retry-Afters (1 s) or two rungs of the backoff (0.5 s each).
+    for (const [id, ms] of lateness)
+      expect({ id, ms, late: ms > readBound([1000, 1000]) }).toMatchObject({ late: false });
     const log = await engine.sim.control.log(engine.agentKey);
     expect(log.filter((l) => l.endpoint === 'statuses' && l.fault).length).toBe(4);
   });
