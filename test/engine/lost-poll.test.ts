@@ -48,8 +48,13 @@ describe('a poll lost with its worker process', () => {
     // The heartbeat timeout must pass before Temporal gives the lost poll up; the lease's wait
     // would come on top of that.
     expect(reopenedAfterMs).toBeLessThan(lostPollWaitMs(POLL_SECONDS, HEARTBEAT_MS));
-    // The new worker saw the dead one's attempt and gave it up (worker/ended-polls.ts).
-    expect(next.output.join('\n')).toContain('1 poll(s) of ended worker processes given up');
+    // The new worker saw the dead one's attempt and gave it up (worker/ended-polls.ts); its log
+    // line may reach us after the poll it let open reached the service.
+    await waitFor(
+      'the new worker to log the give-up',
+      () => next.output.join('\n').includes('1 poll(s) of ended worker processes given up'),
+      { timeoutMs: 10_000, intervalMs: 50 },
+    );
     await engine.human('echo 2');
     await waitFor('the echo written after the kill', async () => (await engine.sentTexts()).length === 2, {
       timeoutMs: 60_000,
