@@ -1,7 +1,9 @@
 /**
- * The dispatcher at work: it hands each inbound message on (waiters, handlers, late answers,
- * "which one?"), and takes a conversation's operations in (the ops intake), each carried out by
- * the part that owns it. Where a message goes is decided in router.ts.
+ * The dispatcher (`Dispatcher`): the owner of where a message goes. It hands each inbound message
+ * on (waiters, handlers, late answers, "which one?"), keeps the first-reply order and the
+ * handlers that may still complete into the run, forwards receipts to the conversations that
+ * watch them, and takes a conversation's operations in (the ops intake), each carried out by the
+ * owner of what it changes. Where a message goes is decided in router.ts.
  */
 import {
   ParentClosePolicy,
@@ -13,7 +15,7 @@ import {
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { z } from 'zod';
 import { handlerWorkflowId } from '../../protocol/agent';
-import { inboundSignal, lateSignal, opsSignal } from '../../protocol/messages';
+import { inboundSignal, lateSignal, movingSignal, opsSignal } from '../../protocol/messages';
 import { uncheckedTextMessage } from '../author/builders';
 import { countHandlerStart } from '../author/metrics';
 import { EXPIRED_QUESTION_TEXT } from '../author/text';
@@ -22,6 +24,7 @@ import type {
   RoutedMessage,
   WaitRequest,
   ConversationOp,
+  Status,
 } from '../../protocol/conversations';
 import { conversationOpSchema, schemaProblem } from '../../protocol/message-schemas';
 import { dropSignal } from '../author/checked-handlers';
@@ -33,17 +36,33 @@ import {
   pageWaits,
   type QuoteView,
   type LateAnswer,
+  Router,
   type Waiter,
   whichOneText,
   type WhichChoice,
 } from './router';
-import { FLOOD_TEXT } from './handlers';
-import type { AgentRuntime } from './runtime';
-import type { Receipts } from './receipts';
-import { type SendIntake, notifyRequester, invalidRequestOutcome } from './sender';
+import {
+  FirstReplyOrder,
+  type FirstReplyTurns,
+  FLOOD_TEXT,
+  HandlerChildren,
+  InboundBudget,
+} from './handlers';
+import type { AgentRuntime, DispatcherParts } from './runtime';
+import { Receipts } from './receipts';
+import type { Queued } from './outbox';
+import {
+  type Sender,
+  type SendPolls,
+  type SendRoutes,
+  notifyRequester,
+  invalidRequestOutcome,
+} from './sender';
 
 /**
- * The dispatcher: the one part that hands inbound messages on. It numbers each arrival, carries
+ * The dispatcher: the one part that hands inbound messages on, and the one owner of the router,
+ * the first-reply order, the handlers of this run (`HandlerChildren`), the inbound budget and the
+ * receipts on their way to conversations (`Receipts`). It numbers each arrival, carries
  * out where it goes (decided in router.ts over the router), and is the only caller of the
  * inbound and late signals and of handler starts; it also holds an answer to a send still in
  * flight (router.ts). (Receipts are receipts.ts's.)
@@ -57,26 +76,156 @@ import { type SendIntake, notifyRequester, invalidRequestOutcome } from './sende
 /** What becomes of a handler's result: its operations, taken by the ops intake. */
 export type HandlerResultSink = (workflowId: string, result: unknown) => Promise<void>;
 
-export class Dispatcher {
+export class Dispatcher implements SendRoutes {
   private takeResult: HandlerResultSink = () => Promise.resolve();
+  private readonly router: Router;
+  private readonly order: FirstReplyOrder;
+  /** Handlers of this run that may still complete into it. */
+  private readonly children = new HandlerChildren();
+  /** How many new messages the agent takes in per window. */
+  private readonly inbound: InboundBudget;
+  /** Receipts on their way to the conversations that watch them. */
+  private readonly receipts: Receipts;
 
-  constructor(private readonly rt: AgentRuntime) {}
+  constructor(
+    private readonly rt: AgentRuntime,
+    private readonly sender: Sender,
+    polls: Pick<SendPolls, 'endQuietPoll'>,
+  ) {
+    const { tuning, input } = rt;
+    const { carried } = input;
+    this.router = new Router(tuning.maxWaiters, carried);
+    this.order = new FirstReplyOrder(tuning.orderingGraceMs, carried?.slots);
+    this.inbound = new InboundBudget(tuning.inboundBudget, tuning.inboundBudgetWindowMs, carried);
+    this.receipts = new Receipts({
+      tally: rt.tally,
+      ledger: {
+        receive: (status, now) => sender.receiptSeen(status, now),
+        watch: (messageId, workflowId) => sender.watchReceipts(messageId, workflowId),
+      },
+      poll: { endQuiet: () => polls.endQuietPoll() },
+      signals: rt.signals,
+      now: () => rt.now(),
+    });
+  }
 
   /** Where handlers' results go (the ops intake, built after the dispatcher). */
   onHandlerResult(sink: HandlerResultSink): void {
     this.takeResult = sink;
   }
 
+  // What the others ask of it.
+
+  /** The first-reply turns of the handlers: the sender's outbox asks them before each send. */
+  get firstReplyTurns(): FirstReplyTurns {
+    return this.order;
+  }
+
+  /** The handler of arrival `seq` sent its first request, or has none to send now. */
+  firstReplied(seq: number): void {
+    this.order.release(seq);
+  }
+
+  /** `req` was sent as `messageId`: a "which one?" list is found by it, a question waits for its reply. */
+  replySent(req: Queued, messageId: string): void {
+    // A "which one?" list is found by the id a reply to it quotes.
+    this.router.whichOnes.sent(req.requestId, messageId);
+    if (req.requester && req.expectReply) {
+      const answers = req.answerWords
+        ? { words: req.answerWords, label: req.answerLabel ?? '', askedBy: req.askedBy }
+        : undefined;
+      this.router.register(
+        { workflowId: req.requester, waitId: req.waitId },
+        messageId,
+        req.waitNextToo ?? true,
+        answers,
+        // "Which one?" lists the wait by its question, as the human read it.
+        req.answerLabel ?? req.message.text?.body,
+      );
+    }
+  }
+
+  /** The question the wait of `waiter` is for, if any. */
+  questionOf(waiter: Waiter): string | undefined {
+    return this.router.questionOf(waiter);
+  }
+
+  /** Whether `waiter` still waits. */
+  isWaiting(waiter: Waiter): boolean {
+    return this.router.isWaiting(waiter);
+  }
+
+  /** Where message `messageId` went (the `routedTo` query). */
+  routedTo(messageId: string): ReturnType<Router['routedTo']> {
+    return this.router.routedTo(messageId);
+  }
+
+  /**
+   * A receipt a poll brought (read at `readAt`, when a quiet poll read it past earlier): recorded,
+   * and forwarded to the conversation that watches it (receipts.ts).
+   */
+  receipt(status: Status, readAt?: number): void {
+    this.receipts.receive(status, readAt);
+  }
+
+  /** `workflowId` watches `messageId`'s receipts (a quiet poll open now is ended: receipts.ts). */
+  watchReceipts(messageId: string, workflowId: string): void {
+    this.receipts.watch(messageId, workflowId);
+  }
+
+  /** `workflowId` hands its operations over by signal from now on: it no longer completes into this run. */
+  handsOverBySignal(workflowId: string): void {
+    this.children.gone(workflowId);
+  }
+
+  /** Handlers of this run that may still complete into it. */
+  get handlersPending(): number {
+    return this.children.size;
+  }
+
+  /**
+   * Tells each handler of this run that may still complete into it that the run is moving on
+   * (`amsflow.moving`): once the signal is in its history it cannot complete without seeing it, and
+   * hands its operations over by signal to the next run. A handler that had completed already
+   * (the signal fails) has its result on the way: wait for it.
+   */
+  async moveHandlers(): Promise<void> {
+    const { children } = this;
+    const ids = children.youngIds();
+    await Promise.all(
+      ids.map(async (workflowId) => {
+        try {
+          await getExternalWorkflowHandle(workflowId).signal(movingSignal);
+          children.gone(workflowId);
+        } catch {
+          await condition(() => !children.has(workflowId));
+        }
+      }),
+    );
+  }
+
+  /** What `amsflow state` shows of the dispatcher. */
+  get view(): { waiters: Router['counts']; floodDropped: number } {
+    return { waiters: this.router.counts, floodDropped: this.inbound.dropped };
+  }
+
+  /** The dispatcher's slice of the carried state. */
+  carriedParts(): DispatcherParts {
+    return { router: this.router, order: this.order, inbound: this.inbound };
+  }
+
+  // Where messages go.
+
   /**
    * Hands off a page's fresh messages in arrival order: every decision is taken now, every start
    * and signal issued now. An answer to a send in flight waits for it (quote-hold).
    */
   async messages(fresh: InboundMessage[]): Promise<void> {
-    const { inFlight } = this.rt;
+    const { sender } = this;
     // (No await when there is nothing to wait for: it would move the page's commands.)
     if (pageWaits(this.quoteView(), fresh)) {
       // (Not past a reconciliation's start: it needs the poll loop's next poll to decide the send.)
-      await condition(() => inFlight.current === undefined || inFlight.reconciling > 0);
+      await condition(() => sender.attempting === undefined || sender.reconciling);
     }
     const view = this.quoteView();
     for (const message of fresh) {
@@ -92,18 +241,18 @@ export class Dispatcher {
     const { workflowId, wait, waitId, questionId, nextToo, answerWords, label, askedBy, lateText } = req;
     if (wait) {
       const answers = answerWords ? { words: answerWords, label: label ?? '', askedBy } : undefined;
-      this.rt.router.register({ workflowId, waitId }, questionId, nextToo, answers, label);
+      this.router.register({ workflowId, waitId }, questionId, nextToo, answers, label);
       return Promise.resolve();
     }
     // A wait that ended after a message was routed to it hands the message back.
-    const back = this.rt.router.end({ workflowId, waitId }, lateText);
+    const back = this.router.end({ workflowId, waitId }, lateText);
     if (back) this.route(back.message, back.seq);
     return Promise.resolve();
   }
 
   /** Hands `message` (arrival `seq`) to exactly one place (see router.ts). */
   private route(message: InboundMessage, seq: number): void {
-    const to = destinationOf(this.rt.router, message);
+    const to = destinationOf(this.router, message);
     switch (to.kind) {
       case 'late':
         return this.follow(this.late(message, seq, to.late));
@@ -112,7 +261,7 @@ export class Dispatcher {
       case 'which':
         return this.askWhichOne(message, message, to.waits);
       case 'waiters': {
-        const waiter = this.rt.router.take(message);
+        const waiter = this.router.take(message);
         if (!waiter) return this.startHandler(message, seq);
         return this.follow(this.deliverOrRouteOn(waiter, message, seq));
       }
@@ -149,12 +298,12 @@ export class Dispatcher {
   /** A reply to a "which one?" list: its number picks the wait, anything else asks again. */
   private choice(message: InboundMessage, seq: number, choice: WhichChoice): void {
     if (choice.kind === 'again') {
-      const again = askAgain(this.rt.router, choice);
+      const again = askAgain(this.router, choice);
       if ('waits' in again) this.askWhichOne(message, choice.list.answer, again.waits);
       else this.answer(message, 'which', again.text);
       return;
     }
-    const waiter = this.rt.router.takeChoice(choice.workflowId);
+    const waiter = this.router.takeChoice(choice.workflowId);
     if (!waiter) return void this.answer(message, 'which', NOT_WAITING_TEXT);
     this.follow(
       this.deliver(waiter, choice.answer, seq).then((settled) => {
@@ -170,7 +319,7 @@ export class Dispatcher {
     waits: { workflowId: string; label: string }[],
   ): void {
     const requestId = this.answer(message, 'which', whichOneText(waits.map((w) => w.label)));
-    this.rt.router.whichOnes.asked(requestId, {
+    this.router.whichOnes.asked(requestId, {
       answer: answerWord,
       workflowIds: waits.map((w) => w.workflowId),
     });
@@ -190,16 +339,16 @@ export class Dispatcher {
       ...(waiter.questionId === undefined ? {} : { questionId: waiter.questionId }),
     };
     // Recorded before the signal: an end of this wait processed meanwhile hands the message back.
-    rt.router.delivered(waiter, routed);
+    this.router.delivered(waiter, routed);
     // Its answer goes before later messages' first replies, as a new handler's would.
-    rt.order.hold(seq, rt.now());
+    this.order.hold(seq, rt.now());
     try {
       await getExternalWorkflowHandle(waiter.workflowId).signal(inboundSignal, routed);
       return true;
     } catch (err) {
       // The waiter has closed: route elsewhere, unless its end already handed the message back.
       rt.noteError('route', err);
-      return !rt.router.undeliverable(waiter.workflowId, seq, waiter.waitId);
+      return !this.router.undeliverable(waiter.workflowId, seq, waiter.waitId);
     }
   }
 
@@ -208,9 +357,9 @@ export class Dispatcher {
    * start is issued now; its outcome and the handler's result are followed in owned work.
    */
   private startHandler(message: InboundMessage, seq: number): void {
-    const { rt } = this;
+    const { rt, order, children } = this;
     // Past the inbound budget (a flood): not handled, marked read; the human is told once.
-    const admitted = rt.inbound.admit(rt.now());
+    const admitted = this.inbound.admit(rt.now());
     if (admitted !== 'take') {
       if (admitted === 'tell') {
         log.warn(`agent ${rt.agentKey}: inbound budget spent, new messages are not handled this minute`, {
@@ -222,8 +371,8 @@ export class Dispatcher {
     }
     const workflowId = handlerWorkflowId(rt.agentKey, message.id);
     // Holds later handlers' first replies back until this one has sent its own.
-    rt.order.hold(seq, rt.now());
-    rt.children.starting(workflowId);
+    order.hold(seq, rt.now());
+    children.starting(workflowId);
     const started = startChild(rt.input.handlerWorkflowType ?? 'onMessage', {
       workflowId,
       taskQueue: rt.input.handlerTaskQueue,
@@ -244,13 +393,13 @@ export class Dispatcher {
     // continue-as-new a handler still running is told to hand over by signal instead.
     const whenStarted = started.then(
       (handle) => {
-        rt.children.started(workflowId);
+        children.started(workflowId);
         countHandlerStart(rt.agentKey);
         return handle;
       },
       (err: unknown) => {
-        rt.children.gone(workflowId);
-        rt.order.release(seq);
+        children.gone(workflowId);
+        order.release(seq);
         // Started before (a replayed page, a run before continue-as-new): already handled.
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
         return undefined;
@@ -261,41 +410,37 @@ export class Dispatcher {
       whenStarted.then(async (handle) => {
         if (!handle) return;
         const result: unknown = await handle.result().catch(() => undefined);
-        rt.children.gone(workflowId);
+        children.gone(workflowId);
         await this.takeResult(workflowId, result);
         // A handler with nothing to send ends its hold on later handlers' first replies.
-        rt.order.release(seq);
+        order.release(seq);
       }),
     );
   }
 
-  /** The agent's own answer to `message`, through the outbox; returns its request id. */
+  /** The agent's own answer to `message`, through the sender's door; returns its request id. */
   private answer(message: InboundMessage, kind: string, text: string): string {
     const requestId = `${this.rt.workflowId}/${kind}/${message.id}`;
-    this.rt.outbox.enqueue(
-      { requestId, message: uncheckedTextMessage(text, { replyTo: message }) },
-      'signal',
-      this.rt.tally.lastSeq,
-    );
+    this.sender.enqueue({ requestId, message: uncheckedTextMessage(text, { replyTo: message }) }, 'agent');
     return requestId;
   }
 
   /** Holds `message` until the send now in flight has settled, then routes it. */
   private async holdThenRoute(message: InboundMessage, seq: number): Promise<void> {
-    const { inFlight } = this.rt;
-    const held = inFlight.current;
-    await condition(() => inFlight.current !== held);
+    const { sender } = this;
+    const held = sender.attempting;
+    await condition(() => sender.attempting !== held);
     this.route(message, seq);
   }
 
   private quoteView(): QuoteView {
-    const { rt } = this;
+    const { sender, router } = this;
     return {
-      knowsSent: (id) => rt.ledger.knowsSent(id),
-      waitsFor: (id) => rt.router.waitsFor(id),
-      sending: rt.inFlight.current !== undefined,
-      questionInFlight: rt.inFlight.questionInFlight,
-      reconciling: rt.inFlight.reconciling > 0,
+      knowsSent: (id) => sender.knowsSent(id),
+      waitsFor: (id) => router.waitsFor(id),
+      sending: sender.attempting !== undefined,
+      questionInFlight: sender.questionInFlight,
+      reconciling: sender.reconciling,
     };
   }
 }
@@ -316,8 +461,7 @@ export class OpsIntake {
   constructor(
     private readonly rt: AgentRuntime,
     private readonly dispatcher: Dispatcher,
-    private readonly sends: SendIntake,
-    private readonly receipts: Receipts,
+    private readonly sender: Sender,
   ) {}
 
   /** The `amsflow.ops` signal: `from` hands over by signal from now on. */
@@ -327,7 +471,7 @@ export class OpsIntake {
       this.drop(schemaProblem(parsed.error));
       return Promise.resolve();
     }
-    this.rt.children.gone(parsed.data.from);
+    this.dispatcher.handsOverBySignal(parsed.data.from);
     return this.take(parsed.data.from, parsed.data.ops);
   }
 
@@ -365,21 +509,20 @@ export class OpsIntake {
 
   /** Carries `op` out; returns the routing it started, if any. */
   private apply(from: string, op: ConversationOp): Promise<void> | undefined {
-    const { rt } = this;
     switch (op.op) {
       case 'send':
-        this.sends.enqueue(op.request, 'signal');
+        this.sender.enqueue(op.request, 'signal');
         return undefined;
       case 'wait':
         return this.dispatcher.wait(op.request);
       case 'release':
-        rt.order.release(op.seq);
+        this.dispatcher.firstReplied(op.seq);
         return undefined;
       case 'typing':
-        rt.statuses.addTyping(op.messageId);
+        this.sender.typing(op.messageId);
         return undefined;
       case 'receipts':
-        this.receipts.watch(op.messageId, from);
+        this.dispatcher.watchReceipts(op.messageId, from);
         return undefined;
     }
   }

@@ -125,6 +125,13 @@ export class FirstReplyOrder {
 }
 
 /**
+ * What the outbox asks of the first-reply order before each send (the dispatcher owns the order):
+ * whether an earlier handler blocks a request, when the next turn expires, and to forget turns past
+ * the grace.
+ */
+export type FirstReplyTurns = Pick<FirstReplyOrder, 'expire' | 'blocks' | 'nextExpiry'>;
+
+/**
  * The handlers this agent run started that may still hand their operations over in their result
  * (see protocol/conversations.ts): their result reaches only the run that started them, so
  * this run may not continue as new while one of them might still complete into it. A handler

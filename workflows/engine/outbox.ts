@@ -4,7 +4,7 @@
  */
 import type { SendOutcome, SendRequestFields as SendRequest } from '../../protocol/conversations';
 import { BoundedMap, jsonBytes } from './bounds';
-import type { FirstReplyOrder } from './handlers';
+import type { FirstReplyTurns } from './handlers';
 
 /**
  * The outbox's queue: every send request of the agent, taken once per request id (remembered
@@ -81,7 +81,7 @@ export class Outbox {
   }
 
   /** The next request to send, or undefined; while `draining`, only update callers are served. */
-  next(order: FirstReplyOrder, now: number, draining: boolean): Queued | undefined {
+  next(order: FirstReplyTurns, now: number, draining: boolean): Queued | undefined {
     order.expire(now);
     let best: Queued | undefined;
     for (const req of this.queue) {
@@ -93,7 +93,7 @@ export class Outbox {
   }
 
   /** True when a queued request waits for an earlier handler's first-reply turn. */
-  heldBack(order: FirstReplyOrder): boolean {
+  heldBack(order: FirstReplyTurns): boolean {
     return this.queue.some((req) => order.blocks(req.handlerSeq));
   }
 
@@ -137,10 +137,10 @@ export class Outbox {
 }
 
 /**
- * The send attempt whose outcome the agent does not have yet, owned by the send loop: from the
- * attempt's start until its outcome is settled (cleared at once by a refusal, which sent
+ * The send attempt whose outcome the agent does not have yet, owned by the sender's outbox loop:
+ * from the attempt's start until its outcome is settled (cleared at once by a refusal, which sent
  * nothing), and the reconciliations under way (an ambiguous attempt being decided from the
- * service's receipts). The quote hold and the poll loop only read it. Pure.
+ * service's receipts). The dispatcher's quote hold and the poller only ask the sender of it. Pure.
  */
 
 export class SendInFlight {

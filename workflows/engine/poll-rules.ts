@@ -298,7 +298,7 @@ export function waitAfterPage(
 }
 
 /**
- * Polling's heartbeat as the agent workflow sees it, owned by the poll loop: when the last poll
+ * Polling's heartbeat as the agent workflow sees it, owned by the poller: when the last poll
  * ended, and by when the next should have ended (`dueBy`, workflow time, answered by the state
  * query). A health check that finds that time passed knows the agent has not polled within its
  * cadence: its workflow task keeps failing, no worker serves its activity queue, or it is stuck.
@@ -360,9 +360,9 @@ export class PollDeadline {
 }
 
 /**
- * The poll now open, owned by the poll loop: how to cancel it, and whether it is quiet. Others
- * act on it only through its methods: continue-as-new cancels it (its page is read again next
- * run), a reconciliation ends a quiet poll so that the next poll starts after its fence. Pure.
+ * The poll now open, owned by the poller: how to cancel it, and whether it is quiet. Others ask
+ * the poller: continue-as-new cancels it (its page is read again next run), a reconciliation or
+ * a receipt watch ends a quiet poll so that the next poll starts after its fence. Pure.
  */
 export class OpenPoll {
   private cancelOpen: (() => void) | undefined;

@@ -145,8 +145,10 @@ export class ReceiptLedger {
 /** What receipts need of the run's other parts (read through their methods). */
 export interface ReceiptParts {
   tally: Tally;
-  ledger: ReceiptLedger;
-  poll: OpenPoll;
+  /** The ledger (the sender's): records a receipt or a watch. */
+  ledger: Pick<ReceiptLedger, 'receive' | 'watch'>;
+  /** The open poll (the poller's): a quiet one ends for a new watch. */
+  poll: Pick<OpenPoll, 'endQuiet'>;
   signals: SignalTracker;
   now(): number;
 }

@@ -1,7 +1,7 @@
 /**
- * The agent run's parts and its carried state: the workflow's input and the state it carries
- * across continue-as-new, the parts built from it (`AgentRuntime`, what the loops share), and
- * the sum of their slices with its byte bound.
+ * The agent run's shared context and its carried state: the workflow's input and the state it
+ * carries across continue-as-new, what the three owners of that state share (`AgentRuntime`),
+ * the slice each owner carries, and the sum of the slices with its byte bound.
  */
 import { allHandlersFinished, log, sleep, workflowInfo } from '@temporalio/workflow';
 import type {
@@ -13,18 +13,17 @@ import type {
 } from '../../protocol/agent';
 import type { SendOutcome, SendRequestFields } from '../../protocol/conversations';
 import { countAgentRefusal } from '../author/metrics';
-import type { MarkReadReport } from '../../activities/mark-reads';
-import { SlidingWindow } from '../../core/sliding-window';
-import { type InboundBudgetState, FirstReplyOrder, HandlerChildren, InboundBudget } from './handlers';
-import { type CursorState, OpenPoll, PollCursor, PollDeadline } from './poll-rules';
-import { type LedgerState, Receipts, ReceiptLedger } from './receipts';
-import { type RouterState, Router } from './router';
-import { type StatusQueueState, rideReport, StatusQueue } from './statuses';
+import type { SlidingWindow } from '../../core/sliding-window';
+import type { InboundBudgetState, FirstReplyOrder, InboundBudget } from './handlers';
+import type { CursorState, PollCursor } from './poll-rules';
+import type { LedgerState, ReceiptLedger } from './receipts';
+import type { RouterState, Router } from './router';
+import type { StatusQueueState, StatusQueue } from './statuses';
 import { agentActivities, type AgentActivities, resolveTuning, type Tuning } from './tuning';
 import { AgentStatus, Tally } from './agent-status';
 import { failureInfo, refusalLine, decide } from './request-policy';
-import { Lifecycle, SignalTracker, Supervisor } from './lifecycle';
-import { Outbox, SendInFlight } from './outbox';
+import { Lifecycle, SignalTracker, type Supervisor } from './lifecycle';
+import type { Outbox } from './outbox';
 
 /**
  * The agent workflow's own input and carried state: what only the engine reads. What crosses a
@@ -61,13 +60,52 @@ export interface CarriedState
 }
 
 /**
- * What the agent's loops share: its parts, each the one owner of a slice of the run's state
- * (the carried parts, the send in flight, the open poll, the lifecycle, the status and
- * counters), its windows and activities. Others change a part only through its methods. Built
- * once per run from the workflow input; `collect` turns it back into the carried state.
+ * What the agent's owners share: its input, tuning, activities, counters (`Tally`), status
+ * (`AgentStatus`), lifecycle, the signals it does not wait for and the supervisor of its work, and
+ * what stopping, resuming, pacing and booking an error mean for all of them. The state of the run
+ * is owned by three parts, each the one owner of its slice and of every method that changes it:
+ * the poller (poller.ts), the dispatcher (dispatcher.ts) and the sender (sender.ts); they ask each
+ * other, never touch each other's parts. Built once per run from the workflow input; `collect`
+ * asks each owner for its slice of the carried state.
  */
 
 export type Windows = Record<'messages' | 'updates' | 'statuses' | 'typing', SlidingWindow>;
+
+/** The poller's slice of the carried state: its cursor and the updates window. */
+export interface PollerParts {
+  cursor: PollCursor;
+  windows: Pick<Windows, 'updates'>;
+}
+
+/** The dispatcher's slice of the carried state: the router, the first-reply order, the inbound budget. */
+export interface DispatcherParts {
+  router: Router;
+  order: FirstReplyOrder;
+  inbound: InboundBudget;
+}
+
+/** The sender's slice of the carried state: the outbox, the ledger, the status queue, its windows. */
+export interface SenderParts {
+  outbox: Outbox;
+  ledger: ReceiptLedger;
+  statuses: StatusQueue;
+  windows: Pick<Windows, 'messages' | 'statuses' | 'typing'>;
+}
+
+/** What the shared context asks of the three owners (`AgentRuntime.owners`). */
+export interface AgentOwners {
+  poller: {
+    carriedParts(): PollerParts;
+    /** The agent is stopped (a final refusal): no poll is due. */
+    stopped(): void;
+  };
+  dispatcher: { carriedParts(): DispatcherParts };
+  sender: {
+    carriedParts(): SenderParts;
+    readonly sending: boolean;
+    readonly hasUpdateCallers: boolean;
+  };
+}
 
 export class AgentRuntime {
   readonly tuning: Tuning;
@@ -76,31 +114,14 @@ export class AgentRuntime {
   /** Prefix of the agent's activity task queues, handed down to handlers. */
   readonly queuePrefix: string;
   readonly acts: AgentActivities;
-  readonly cursor: PollCursor;
-  readonly router: Router;
-  readonly order: FirstReplyOrder;
-  readonly outbox: Outbox;
-  readonly ledger: ReceiptLedger;
-  readonly statuses: StatusQueue;
-  readonly windows: Windows;
   readonly tally: Tally;
   readonly status: AgentStatus;
   readonly generation: number;
-  /** Owned by the send loop. */
-  readonly inFlight = new SendInFlight();
-  /** Owned by the poll loop. */
-  readonly poll = new OpenPoll();
-  /** Owned by the poll loop. */
-  readonly deadline: PollDeadline;
   /** Signals to other workflows the agent does not wait for. */
   readonly signals = new SignalTracker();
-  /** Handlers of this run that may still complete into it (owned by the dispatcher). */
-  readonly children = new HandlerChildren();
-  /** How many new messages the agent takes in per window (owned by the dispatcher). */
-  readonly inbound: InboundBudget;
-  /** Receipts on their way to the conversations that watch them. */
-  readonly receipts = new Receipts(this);
   readonly lifecycle: Lifecycle;
+  /** The three owners of the run's state (`own`: they are built on this context). */
+  private parts: AgentOwners | undefined;
 
   constructor(
     readonly input: AgentWorkflowInput,
@@ -108,51 +129,28 @@ export class AgentRuntime {
   ) {
     const tuning = (this.tuning = resolveTuning(input.tuning));
     const carried = input.carried;
-    const { limits } = input;
     this.agentKey = input.agentKey;
     this.queuePrefix = input.activityQueuePrefix ?? workflowInfo().taskQueue;
     this.acts = agentActivities(this.queuePrefix, tuning);
     this.tally = new Tally(carried);
-    this.cursor = new PollCursor(tuning.recentIdsKept, carried, input.recipient);
-    this.router = new Router(tuning.maxWaiters, carried);
-    this.order = new FirstReplyOrder(tuning.orderingGraceMs, carried?.slots);
-    this.outbox = new Outbox(
-      {
-        recentIdsKept: tuning.recentIdsKept,
-        maxQueued: tuning.maxQueuedSends,
-        maxQueuedBytes: tuning.maxQueuedSendBytes,
-      },
-      carried,
-      this.tally.lastSeq,
-    );
-    this.ledger = new ReceiptLedger(tuning.recentIdsKept, carried);
-    this.windows = {
-      messages: new SlidingWindow(limits.messages, limits.windowMs, carried?.windows.messages),
-      updates: new SlidingWindow(limits.updates, limits.windowMs, carried?.windows.updates),
-      statuses: new SlidingWindow(limits.statuses, limits.windowMs, carried?.windows.statuses),
-      typing: new SlidingWindow(limits.typing, limits.windowMs, carried?.windows.typing),
-    };
-    this.statuses = new StatusQueue(
-      {
-        maxPending: tuning.maxPendingMarkRead,
-        maxTyping: tuning.maxQueuedTyping,
-        giveUpMs: tuning.markReadGiveUpMs,
-        graceMs: tuning.markReadGraceMs,
-        unknownRetryBaseMs: tuning.backoffBaseMs,
-      },
-      this.windows.statuses,
-      carried,
-    );
-    this.inbound = new InboundBudget(tuning.inboundBudget, tuning.inboundBudgetWindowMs, carried);
     this.generation = (carried?.generation ?? 0) + 1;
     this.status = new AgentStatus(carried);
-    this.deadline = new PollDeadline({ ...tuning, windowMs: limits.windowMs });
     this.lifecycle = new Lifecycle({
-      sending: () => this.outbox.sending !== undefined,
-      updateCallers: () => this.outbox.hasUpdateCallers,
+      sending: () => this.owners.sender.sending,
+      updateCallers: () => this.owners.sender.hasUpdateCallers,
       signalsInFlight: () => this.signals.size,
       handlersFinished: () => allHandlersFinished(),
     });
+  }
+
+  /** The owners of the run's state, built on this context: asked for their slices and their state. */
+  own(owners: AgentOwners): void {
+    this.parts = owners;
+  }
+
+  private get owners(): AgentOwners {
+    if (!this.parts) throw new Error("the agent's owners are not wired yet");
+    return this.parts;
   }
 
   /**
@@ -162,7 +160,7 @@ export class AgentRuntime {
    */
   halt(refusal: AgentRefusal, requestedAt: number): void {
     if (!this.status.halt(refusal, requestedAt)) return;
-    this.deadline.stopped();
+    this.owners.poller.stopped();
     log.warn(refusalLine(this.agentKey, refusal), { agentKey: this.agentKey, status: refusal.status });
     countAgentRefusal(this.agentKey, refusal.where === 'poll' ? 'updates' : 'messages', refusal.httpStatus);
   }
@@ -178,39 +176,6 @@ export class AgentRuntime {
   /** Workflow time: the one clock of every window and deadline. */
   now(): number {
     return Date.now();
-  }
-
-  /**
-   * A send request given up whose requester is not told (it did not ask): logged once, counted,
-   * and kept for `amsflow state`, so that no failure goes unseen.
-   */
-  sendFailed(req: { requestId: string; requester?: string }, outcome: SendOutcome): void {
-    if (outcome.ok) return;
-    const at = new Date(this.now()).toISOString();
-    this.status.sendFailed({
-      requestId: req.requestId,
-      ...(req.requester ? { requester: req.requester } : {}),
-      type: outcome.type,
-      at,
-    });
-    log.warn(
-      `agent ${this.agentKey}: a send of ${req.requester ?? 'an outside caller'} was given up (${outcome.type}): ${outcome.message}`,
-      { agentKey: this.agentKey, requestId: req.requestId, type: outcome.type },
-    );
-  }
-
-  /**
-   * Books what vehicle `vehicle` (a send attempt, or a mark-read request of its own) did with its
-   * mark-reads; none reported (it timed out, its worker died, it failed before it could say) sends
-   * them again at once. A refusal for good is logged once, here, and dropped.
-   */
-  markReadsRode(vehicle: string, report: MarkReadReport | undefined): void {
-    this.statuses.rode(vehicle, this.now(), report ? rideReport(report, this.tuning) : undefined);
-    if (report?.refused.length)
-      log.warn(
-        `agent ${this.agentKey}: the service refused to mark ${report.refused.length} message(s) read; given up`,
-        { agentKey: this.agentKey, messageIds: report.refused },
-      );
   }
 
   noteError(where: AgentError['where'], err: unknown): void {
@@ -230,16 +195,16 @@ export class AgentRuntime {
     }
   }
 
-  /** The carried state of the next run: every part's slice. */
+  /** The carried state of the next run: every owner's slice, and the shared parts'. */
   collect(): CarriedState {
+    const { poller, dispatcher, sender } = this.owners;
+    const polls = poller.carriedParts();
+    const sends = sender.carriedParts();
     return composeCarried({
-      cursor: this.cursor,
-      router: this.router,
-      ledger: this.ledger,
-      statuses: this.statuses,
-      outbox: this.outbox,
-      order: this.order,
-      windows: this.windows,
+      ...polls,
+      ...dispatcher.carriedParts(),
+      ...sends,
+      windows: { ...polls.windows, ...sends.windows },
       generation: this.generation,
       inboundSeq: this.tally.lastSeq,
       counters: this.tally.snapshot(),
@@ -247,7 +212,6 @@ export class AgentRuntime {
       refusal: this.status.refusal,
       resumedAt: this.status.resumedAt,
       failedSends: this.status.failedSends,
-      inbound: this.inbound,
     });
   }
 }
@@ -270,7 +234,7 @@ export interface CarriedParts {
   statuses: StatusQueue;
   outbox: Outbox;
   order: FirstReplyOrder;
-  windows: Record<'messages' | 'updates' | 'statuses' | 'typing', SlidingWindow>;
+  windows: Windows;
   inboundSeq: number;
   lastError?: AgentError;
   refusal?: AgentRefusal;
