@@ -65,7 +65,7 @@ import {
  * receipts on their way to conversations (`Receipts`). It numbers each arrival, carries
  * out where it goes (decided in router.ts over the router), and is the only caller of the
  * inbound and late signals and of handler starts; it also holds an answer to a send still in
- * flight (router.ts). (Receipts are receipts.ts's.)
+ * flight (router.ts). (The receipts' rules, and the ledger the sender keeps, are receipts.ts's.)
  *
  * A page never waits for its hand-offs: each start or signal is issued in the workflow task that
  * reads the page (recorded in history, so the message may be marked read), and what comes of it

@@ -1,7 +1,7 @@
 /**
  * Receipts: the ledger of sends and their receipts (who watches what, the status each reached, the
- * evidence for reconciliation), and the receipts on their way to the conversations that watch
- * them.
+ * evidence for reconciliation; the sender owns it), and the receipts on their way to the
+ * conversations that watch them (the dispatcher owns them).
  */
 import { getExternalWorkflowHandle } from '@temporalio/workflow';
 import type { Status } from '../../protocol/conversations';

@@ -1,6 +1,7 @@
 /**
- * The agent workflow: its wiring (the parts, the loops, one-line handlers, continue-as-new) and
- * the answer to its `state` query, read from the parts.
+ * The agent workflow: its wiring (the shared context, the three owners of its state, their loops,
+ * one-line handlers onto them, continue-as-new) and the answer to its `state` query, asked of the
+ * owners.
  */
 import { condition, makeContinueAsNewFunc, setHandler, workflowInfo } from '@temporalio/workflow';
 import {
