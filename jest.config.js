@@ -5,11 +5,16 @@
  *   the client, the examples and the docs' examples as written;
  * - long (`npm run test:long`, after `npm run cluster:setup`): what needs the native cluster (its Go
  *   build and PostgreSQL), the OpenTelemetry Collector, a browser, the packed-tarball install, or
- *   real worker processes run for minutes and killed, restarted or signalled: the engine's process
- *   suites (test/engine), both chaos runs, `npm start` as a process (test/start).
+ *   real processes of ours (seconds of start each): worker processes run for minutes and killed,
+ *   restarted or signalled (the engine's process suites, test/engine), both chaos runs, `npm start`
+ *   and the worker and CLI entries as processes (test/start: bad configurations, the README's bot),
+ *   encryption at rest through `npm start`'s own database (test/codec/at-rest), and the harness's
+ *   output as a bot project's own jest prints it (test/testing/quiet-output).
  * CI (`.ci/run`) runs both. Without AMSFLOW_TEST_TIER (a plain `npx jest <path>`) every suite is
  * found.
  */
+const { availableParallelism } = require('node:os');
+
 // Kept in the main tier although under test/engine: the echo's cost from real histories (a change
 // that adds a hop fails `npm test`) and the model agent's provider suite, both in-process.
 const MAIN_ENGINE = ['cost', 'model-provider'];
@@ -23,13 +28,19 @@ const LONG = [
   '/test/browser/',
   '/test/worker/tracing-collector\\.test\\.ts$',
   '/test/worker/fleet-reload\\.test\\.ts$',
+  '/test/codec/at-rest\\.test\\.ts$',
+  '/test/testing/quiet-output\\.test\\.ts$',
 ];
 const tier = process.env.AMSFLOW_TEST_TIER ?? 'all';
 if (!['main', 'long', 'all'].includes(tier)) {
   throw new Error(`AMSFLOW_TEST_TIER must be main, long or all (got "${tier}")`);
 }
 const inLong = `(${LONG.join('|')})`;
-const workers = process.env.AMSFLOW_TEST_WORKERS ?? (tier === 'main' ? '2' : '1');
+// The main tier one suite more than the cores: its suites spend part of their time waiting on
+// their servers (the dev server, the time-skipping server, the simulator), so a third suite on 2
+// cores fills that time (on this 2-core machine the tier took 347 s two at a time, 270 s three).
+const workers =
+  process.env.AMSFLOW_TEST_WORKERS ?? (tier === 'main' ? String(availableParallelism() + 1) : '1');
 if (!/^[1-9][0-9]*$/.test(String(workers))) {
   throw new Error(
     `AMSFLOW_TEST_WORKERS must be a whole number of suites at a time, 1 or more (got "${workers}")`,
@@ -63,7 +74,7 @@ module.exports = {
   // The Temporal core bridge keeps a native handle open after the last test.
   forceExit: true,
   testTimeout: 60_000,
-  // The main tier two suites at a time (its suites run in-process, or short processes); the long
+  // The main tier a suite more than the cores at a time (its suites run in process); the long
   // tier serially: its suites run real worker processes for minutes and pace them, and on 2 cores
   // parallel suites would starve them. AMSFLOW_TEST_WORKERS overrides both.
   maxWorkers: Number(workers),

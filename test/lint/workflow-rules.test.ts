@@ -5,41 +5,76 @@ import { promisify } from 'node:util';
 import { lintProbePath } from './lint-probes';
 
 /**
- * The lint rules that keep workflow code deterministic, checked by running the project's ESLint
- * on throwaway files under workflows/ (typed linting needs real files in the project).
+ * The lint rules on workflow code, checked by running the project's ESLint once (typed linting
+ * needs real files in the project, and a program per run costs seconds) on throwaway files: the
+ * rules that keep it deterministic, under workflows/; and the workflow-versions fence: Temporal's
+ * `patched`/`deprecatePatch` are called in the engine's versions module only, inside workflows/
+ * and outside it.
  */
 const root = join(__dirname, '..', '..');
-const fixtures: Record<string, string> = {
-  builtin: "import { readFileSync } from 'node:fs';\nexport const f = () => readFileSync('x');\n",
-  sideEffect: "import './types';\nexport const x = 1;\n",
-  valueImport: "import { createActivities } from '../activities';\nexport const a = createActivities;\n",
-  typeImport: "import type { Activities } from '../activities';\nexport type A = Activities;\n",
-  floating: "import { sleep } from '@temporalio/workflow';\nexport function f(): void {\n  sleep(1);\n}\n",
+const planted: Record<string, { dir: string; code: string }> = {
+  builtin: {
+    dir: 'workflows',
+    code: "import { readFileSync } from 'node:fs';\nexport const f = () => readFileSync('x');\n",
+  },
+  sideEffect: { dir: 'workflows', code: "import './types';\nexport const x = 1;\n" },
+  valueImport: {
+    dir: 'workflows',
+    code: "import { createActivities } from '../activities';\nexport const a = createActivities;\n",
+  },
+  typeImport: {
+    dir: 'workflows',
+    code: "import type { Activities } from '../activities';\nexport type A = Activities;\n",
+  },
+  floating: {
+    dir: 'workflows',
+    code: "import { sleep } from '@temporalio/workflow';\nexport function f(): void {\n  sleep(1);\n}\n",
+  },
+  patchNamed: {
+    dir: 'workflows',
+    code: "import { patched } from '@temporalio/workflow';\nexport const f = (): boolean => patched('amsflow-x');\n",
+  },
+  patchRenamed: {
+    dir: 'client',
+    code: "import { deprecatePatch as d } from '@temporalio/workflow';\nexport const f = (): void => d('amsflow-x');\n",
+  },
+  patchNamespace: {
+    dir: 'workflows/engine',
+    code: "import * as wf from '@temporalio/workflow';\nexport const f = (): boolean => wf.patched('amsflow-x');\n",
+  },
+  patchAllowed: {
+    dir: 'workflows',
+    code: "import { isPatched } from './engine/versions';\nexport const f = isPatched;\n",
+  },
 };
-const path = (name: string) => lintProbePath('workflows', `rules-${name}`);
+const path = (name: string) => lintProbePath(planted[name].dir, `rules-${name}`);
 
 describe('lint rules for workflow code', () => {
   const messages: Record<string, string> = {};
+  let versionsModule = '';
   beforeAll(async () => {
-    for (const [name, code] of Object.entries(fixtures)) writeFileSync(path(name), code);
+    for (const [name, { code }] of Object.entries(planted)) writeFileSync(path(name), code);
     try {
       const eslint = join(root, 'node_modules', '.bin', 'eslint');
-      const names = Object.keys(fixtures);
-      const { stdout } = await promisify(execFile)(eslint, ['--format', 'json', ...names.map(path)], {
+      const files = [...Object.keys(planted).map(path), join(root, 'workflows', 'engine', 'versions.ts')];
+      const { stdout } = await promisify(execFile)(eslint, ['--format', 'json', ...files], {
         cwd: root,
       }).catch((err: { stdout: string }) => ({ stdout: err.stdout }));
       const results = JSON.parse(stdout) as {
         filePath: string;
         messages: { ruleId: string; message: string }[];
       }[];
-      for (const name of names) {
-        const result = results.find((r) => r.filePath === path(name))!;
-        messages[name] = result.messages.map((m) => `${m.ruleId}: ${m.message}`).join('\n');
-      }
+      const text = (file: string) =>
+        results
+          .find((r) => r.filePath === file)!
+          .messages.map((m) => `${m.ruleId}: ${m.message}`)
+          .join('\n');
+      for (const name of Object.keys(planted)) messages[name] = text(path(name));
+      versionsModule = text(files.at(-1)!);
     } finally {
-      for (const name of Object.keys(fixtures)) rmSync(path(name), { force: true });
+      for (const name of Object.keys(planted)) rmSync(path(name), { force: true });
     }
-  }, 60_000);
+  }, 120_000);
 
   it('bans Node built-ins', () => {
     expect(messages.builtin).toMatch(/no-restricted-imports: .*Node built-ins/);
@@ -56,5 +91,16 @@ describe('lint rules for workflow code', () => {
 
   it('makes floating promises an error', () => {
     expect(messages.floating).toMatch(/no-floating-promises/);
+  });
+
+  it('fails an import of patched or deprecatePatch outside the versions module, renamed or through a namespace', () => {
+    expect(messages.patchNamed).toMatch(/amsflow\/patches-in-versions: `patched`/);
+    expect(messages.patchRenamed).toMatch(/amsflow\/patches-in-versions: `deprecatePatch`/);
+    expect(messages.patchNamespace).toMatch(/amsflow\/patches-in-versions: `patched`/);
+  });
+
+  it('lets the versions module call them, and others use its functions', () => {
+    expect(versionsModule).toBe('');
+    expect(messages.patchAllowed).toBe('');
   });
 });
