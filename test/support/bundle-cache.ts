@@ -2,8 +2,8 @@
  * A cache of workflow bundles for the suites: most of them bundle the same modules (the engine
  * suites' test/engine/workflows.ts, the reference bot), 4-5 s of webpack each. An entry keeps the
  * bundle's code with what webpack itself says the bundle depends on: every file it read (with a
- * hash of its contents), every folder it resolved in (with its listing) and every path it looked
- * for and did not find (with what was there). An entry is used only while all of that still
+ * hash of its contents), every folder it resolved in (with the files in it) and every path it
+ * looked for and did not find (with what was there). An entry is used only while all of that still
  * holds, so an edited, added or removed file anywhere in the module graph (node_modules included)
  * bundles afresh. Entries live in the run's folder (global setup).
  */
@@ -28,7 +28,14 @@ interface Entry {
 function hashOf(path: string): string | undefined {
   const hash = createHash('sha256');
   try {
-    if (statSync(path).isDirectory()) hash.update(`folder\0${readdirSync(path).sort().join('\0')}`);
+    // A folder's files only: suites make and remove folders of their own beside others' modules
+    // (test-artifacts/) all the time, and a subfolder resolution could pick is among the paths it
+    // looked for (missing, with what was there).
+    const files = () =>
+      readdirSync(path, { withFileTypes: true })
+        .filter((entry) => !entry.isDirectory())
+        .map((entry) => entry.name);
+    if (statSync(path).isDirectory()) hash.update(`folder\0${files().sort().join('\0')}`);
     else hash.update(readFileSync(path));
   } catch {
     return undefined;
