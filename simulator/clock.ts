@@ -19,6 +19,8 @@ interface SimTimer {
   at: number;
   fn: () => void;
   handle?: NodeJS.Timeout;
+  /** Due and about to fire (on the next turn of the event loop): a cancel still stops it. */
+  firing?: NodeJS.Immediate;
 }
 
 /**
@@ -87,6 +89,7 @@ export class SimClock {
 
   private cancel(timer: SimTimer): void {
     if (timer.handle) clearTimeout(timer.handle);
+    if (timer.firing) clearImmediate(timer.firing);
     this.timers.delete(timer);
   }
 
@@ -96,8 +99,12 @@ export class SimClock {
     if (remaining <= 0) {
       this.timers.delete(timer);
       timer.handle = undefined;
-      // Fire asynchronously so that `advance` and `setTimer` never re-enter their caller.
-      setImmediate(timer.fn);
+      // Fire asynchronously so that `advance` and `setTimer` never re-enter their caller; until
+      // then a cancel (a reset between the timer falling due and firing) still stops it.
+      timer.firing = setImmediate(() => {
+        timer.firing = undefined;
+        timer.fn();
+      });
       return;
     }
     // At least a few real ms, so that an injected frozen `now` cannot make this spin.

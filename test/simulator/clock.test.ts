@@ -27,6 +27,19 @@ it('fires a timer when a jump makes it due, not before', async () => {
   expect(fired).toBe(1);
 });
 
+it('does not fire a timer cancelled after it fell due but before it fired', async () => {
+  // A control reset handled between a receipt's timer falling due and its callback: the receipt
+  // of a message the reset removed must not appear in the fresh state.
+  const clock = new SimClock({ now: () => 0 });
+  let fired = 0;
+  const cancel = clock.setTimer(50, () => (fired += 1));
+  clock.advance(50);
+  cancel();
+  await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(fired).toBe(0);
+});
+
 it('fires a timer after its simulated delay divided by the speed, in real time', async () => {
   const clock = new SimClock({ speed: 100 });
   const start = performance.now();
