@@ -58,6 +58,15 @@ describe('the workflow-bundle cache', () => {
     expect(await says()).toEqual(['from the cache']);
   }, 60_000);
 
+  it('reuses it when another suite makes a folder beside the module (test-artifacts/ is an ancestor)', async () => {
+    const sibling = mkdtempSync(join(artifacts, 'bundle-cache-sibling-'));
+    try {
+      expect(await says()).toEqual(['from the cache']);
+    } finally {
+      rmSync(sibling, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it('bundles afresh when an imported file changed', async () => {
     writeFileSync(join(dir, 'helper.js'), "exports.marker = 'marker-js-2';\n");
     expect(await says()).toEqual(['marker-js-2']);

@@ -31,12 +31,15 @@ function hashOf(path: string): string | undefined {
     // A folder's files only: suites make and remove folders of their own beside others' modules
     // (test-artifacts/) all the time, and a subfolder resolution could pick is among the paths it
     // looked for (missing, with what was there).
-    const files = () =>
-      readdirSync(path, { withFileTypes: true })
-        .filter((entry) => !entry.isDirectory())
-        .map((entry) => entry.name);
-    if (statSync(path).isDirectory()) hash.update(`folder\0${files().sort().join('\0')}`);
-    else hash.update(readFileSync(path));
+    if (statSync(path).isDirectory()) {
+      const files = readdirSync(path, { withFileTypes: true }).filter((entry) => !entry.isDirectory());
+      hash.update(
+        `folder\0${files
+          .map((entry) => entry.name)
+          .sort()
+          .join('\0')}`,
+      );
+    } else hash.update(readFileSync(path));
   } catch {
     return undefined;
   }
