@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   const { botCommands, formatBanner, runAmsflow } = await import('./run');
   // Logger, metrics and health first: the Runtime before any connection, the endpoint at once.
   const obs = new Observability(config.observability);
-  await installRuntime({ logger: obs.logger, metrics: config.observability.metricsPort !== 'off' });
+  installRuntime({ logger: obs.logger, metrics: config.observability.metricsPort !== 'off' });
   const json = config.observability.logFormat === 'json';
   const say = json ? (line: string) => obs.logger.info(line) : (line: string) => console.log(line);
   await obs.start();

@@ -1,8 +1,7 @@
 /**
  * A loopback address for a listener that only amsflow itself talks to, for the servers amsflow
  * runs but cannot make check a request's Host and Origin (core/local-request.ts): the embedded
- * Temporal UI, which amsflow's checked proxy fronts (worker/checked-proxy.ts), and the Temporal
- * runtime's Prometheus exporter, which `/metrics` reads (worker/observability/runtime.ts).
+ * Temporal UI, which amsflow's checked proxy fronts (worker/checked-proxy.ts).
  *
  * Why an address of its own: a page on a DNS name rebound to a loopback address reaches whatever
  * listens on the port of its own URL there, as if same-origin. On 127.0.0.1 such a page finds a

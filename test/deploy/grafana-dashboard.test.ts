@@ -267,7 +267,7 @@ function dashboardProblems(d: Dashboard): string[] {
 
 /**
  * Latency panels in the unit their histogram counts in: seconds for amsflow's (`_seconds`),
- * milliseconds for the Temporal runtime's (as its live exporter's buckets show).
+ * milliseconds for the Temporal runtime's (as their buckets in a live scrape show).
  */
 function unitProblems(queries: Query[], exported: ExportedMetrics): string[] {
   const runtimeUnit = /^temporal_request_latency_bucket\{[^}]*le="50"\} /m.test(exported.scrape) ? 'ms' : 's';
@@ -405,8 +405,9 @@ describe('the Grafana dashboard (deploy/grafana/amsflow-dashboard.json)', () => 
         polls.targets![0].legendFormat = '{{outcome}}';
         const agent = variablesOf(d).find((v) => v.name === 'agent')!;
         agent.query = { query: 'label_values(amsflow_polls_total, agent_key)' };
-        // A runtime metric with no samples: checked against the core's label names.
-        const latency = panelOf(d, 13);
+        // A runtime metric with no samples (the worker of the scrape runs no activity): checked
+        // against the core's label names.
+        const latency = panelOf(d, 14);
         latency.targets![0].expr = latency.targets![0].expr!.replace('task_queue)', 'queue)');
       });
       const queriesBroken = queriesOf(broken);
@@ -418,14 +419,14 @@ describe('the Grafana dashboard (deploy/grafana/amsflow-dashboard.json)', () => 
           /^panel 2 "Ambiguous sends \(15m\)" A: amsflow_ambiguous_sends_total has no label agnet /,
         ),
         expect.stringMatching(
-          /^panel 13 .* A: temporal_workflow_task_schedule_to_start_latency_bucket has no label queue \(the Temporal runtime writes no such label\)$/,
+          /^panel 14 .* A: temporal_activity_schedule_to_start_latency_bucket has no label queue \(the Temporal runtime writes no such label\)$/,
         ),
         expect.stringMatching(/^variable agent: amsflow_polls_total has no label agent_key /),
       ]);
       expect(legendProblems(queriesBroken, exported)).toEqual([
         'panel 1 "Sends per minute by outcome" A: its legend shows {{outcome}}, which its result has not',
         'panel 4 "Polls per minute (limit 15 per agent)" A: its legend shows {{outcome}}, which its result has not',
-        'panel 13 "Temporal: workflow task schedule-to-start latency" A: its legend shows {{task_queue}}, which its result has not',
+        'panel 14 "Temporal: activity schedule-to-start latency" A: its legend shows {{task_queue}}, which its result has not',
       ]);
     });
 

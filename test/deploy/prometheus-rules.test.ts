@@ -8,8 +8,8 @@
  * label value they match is one amsflow's code (or the Temporal core's) writes: amsflow's from a
  * live scrape of the real endpoint (it declares each family before its first sample); the Temporal
  * runtime's show in a scrape only once they happen (a failed workflow task, a throttled request),
- * so they are checked against the metrics the installed Temporal core declares, named as the live
- * exporter names them (checked on the same scrape); see test/support/exported-metrics.ts.
+ * so they are checked against the metrics the installed Temporal core declares, named as
+ * `/metrics` names them (checked on the same scrape); see test/support/exported-metrics.ts.
  * docs/OPERATIONS.md ("Alerts") lists the same alerts with the same PromQL.
  * promtool comes from `npm run setup` (scripts/promtool.ts); without it the test fails, saying how
  * to get it.
@@ -221,7 +221,7 @@ describe('the metrics the rules name', () => {
   it('are metrics a worker serves on /metrics, with the labels and label values it writes', async () => {
     const exported = await exportedMetrics();
     const { scraped: scrape, core } = exported;
-    // The live exporter names the runtime's metrics as the catalogue does (prefix, `_total`, kind).
+    // `/metrics` names the runtime's metrics as the catalogue does (prefix, `_total`, kind).
     const liveRuntime = [...scrape].filter(([name]) => name.startsWith('temporal_'));
     expect(liveRuntime.map(([name]) => name)).toEqual(
       expect.arrayContaining(['temporal_request_total', 'temporal_request_latency']),

@@ -1,7 +1,7 @@
 /**
  * Metrics and logs of a real worker process (worker/main.ts) against the dev server and the
  * simulator: `/metrics` scraped while the echo bot answers a human, amsflow's counters moving and
- * the Temporal runtime's metrics served beside them; JSON logs with agent key and workflow ids,
+ * the Temporal runtime's metrics served in the same registry; JSON logs with agent key and workflow ids,
  * never the token, message bodies only at debug level with `AMSFLOW_LOG_BODIES=1`.
  */
 import { freePort } from '../../worker/dev-server';
@@ -62,9 +62,10 @@ describe('observability of a worker process', () => {
         'm',
       ),
     );
-    // The Temporal runtime's own metrics, served after amsflow's.
-    expect(after).toMatch(/^temporal_\w+(\{.*\})? \S+$/m);
-    expect(after).not.toContain("the Temporal runtime's metrics are unavailable");
+    // The Temporal runtime's own metrics, in the same registry (each family once).
+    expect(after).toMatch(/^temporal_request_total\{.*service_name="temporal-core-sdk".*\} \d+$/m);
+    const types = [...after.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]);
+    expect(types.filter((name, i) => types.indexOf(name) !== i)).toEqual([]);
   });
 
   it('writes JSON log lines with agent and workflow ids, never the token, bodies only when asked', async () => {

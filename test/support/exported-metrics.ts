@@ -1,15 +1,16 @@
 /**
  * The metric names a worker exports, for the tests of what queries them (the alert rules, the
  * Grafana dashboard under deploy/):
- * - a live scrape of `/metrics`, served by the real metrics server with a worker's registry and a
- *   real Temporal runtime's exporter behind it (another process, as a worker's runtime is one per
- *   process). Before the scrape, amsflow's recording code runs once down each of its paths, so
+ * - a live scrape of `/metrics` of a worker process (exported-metrics-worker.ts: a process, as a
+ *   worker's Temporal Runtime is one per process), whose registry holds amsflow's metrics and the
+ *   runtime's, drained from its metrics buffer. Before the scrape, amsflow's recording code runs
+ *   once down each of its paths, so
  *   that the scrape shows each family's labels on samples: the activities against a simulator of
  *   their own (its faults for the 429s and the ambiguous sends) through the worker's activity
  *   interceptors, the workflows' metric hooks in a real workflow on the shared dev server, the
  *   agent health check. amsflow declares every family before its first sample, so the names of
  *   those no path reaches are in the scrape too;
- * - the metrics the installed Temporal core declares, named as the live exporter names them: the
+ * - the metrics the installed Temporal core declares, named as `/metrics` names them: the
  *   runtime's show in a scrape only once they happen (a failed workflow task, a throttled
  *   request), so a scrape cannot list them all;
  * - a small reader of PromQL: the metric selectors of an expression, with the labels each is
@@ -18,22 +19,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { MockActivityEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Worker, type ActivityInterceptorsFactory } from '@temporalio/worker';
-import { createActivities } from '../../activities';
-import { createModelActivities } from '../../activities/model-calls';
-import { startSimulator, type RunningSimulator } from '../../simulator';
-import { activityMetricsInterceptor } from '../../worker/observability/activity-metrics';
-import { AgentHealthMonitor } from '../../worker/observability/agent-health';
-import { AmsflowMetrics } from '../../worker/observability/amsflow-metrics';
-import { AmsflowLogger } from '../../worker/observability/logger';
-import { startMetricsServer } from '../../worker/observability/metrics-server';
-import { modelMetricsInterceptor } from '../../worker/observability/model-metrics';
-import { Readiness } from '../../worker/observability/readiness';
-import { routeWorkflowMetrics } from '../../worker/observability/workflow-metrics-meter';
-import { LOOPBACK } from '../../worker/private-loopback';
-import { engineClient } from './engine-client';
-import { bundle, connectDevServer, uniqueTaskQueue, waitFor } from './temporal';
 
 const root = resolve(__dirname, '..', '..');
 /** The Temporal core the worker runs, whose source ships in @temporalio/core-bridge. */
@@ -43,8 +28,8 @@ const CORE_METRICS_SOURCES = [
   'client/src/metrics.rs',
   'common/src/telemetry/metrics.rs',
 ];
-/** A process with the Temporal runtime's exporter, as a worker installs it (prints its URL). */
-const RUNTIME_CHILD = join(root, 'test', 'worker', 'observability', 'runtime-metrics-child.ts');
+/** A worker process that records down every path of amsflow's and serves `/metrics` (prints its URL). */
+const WORKER_CHILD = join(root, 'test', 'support', 'exported-metrics-worker.ts');
 /** Series Prometheus makes itself for every target it scrapes (their labels are the target's). */
 export const PROMETHEUS_OWN = new Set(['up']);
 /** Labels Prometheus puts on every series it scrapes (the target's). */
@@ -170,18 +155,18 @@ export function sampleLabels(scrape: string): Map<string, Set<string>> {
 
 /** What the installed Temporal core declares. */
 export interface CoreCatalogue {
-  /** Its metrics, named as the live exporter names them, with their kinds. */
+  /** Its metrics, named as `/metrics` names them, with their kinds. */
   families: Map<string, Kind>;
-  /** The label names it writes (`le` aside, which the exporter adds to a histogram's buckets). */
+  /** The label names it writes (`le` aside, which the format adds to a histogram's buckets). */
   labels: Set<string>;
   /** The source read. */
   source: string;
 }
 
 /**
- * The metrics the installed Temporal core declares, named as its Prometheus exporter names them for
- * amsflow's runtime (worker/observability/runtime.ts): `temporal_` before the name, `_total` after a
- * counter's. Read from the core's source, where each is `<kind>(MetricParameters { name: ... })`,
+ * The metrics the installed Temporal core declares, named as a worker's `/metrics` names them
+ * (worker/observability/runtime-metrics.ts): `temporal_` before the name, `_total` after a
+ * counter's, an up-down counter a gauge. Read from the core's source, where each is `<kind>(MetricParameters { name: ... })`,
  * and its label names are `const KEY_...: &str = "..."` or `MetricKeyValue::new("...", ...)`.
  */
 export function coreCatalogue(): CoreCatalogue {
@@ -191,11 +176,11 @@ export function coreCatalogue(): CoreCatalogue {
     throw new Error(`the Temporal core's metrics source is not where it was: ${missing.join(', ')}`);
   const source = paths.map((p) => readFileSync(p, 'utf8')).join('\n');
   const constants = new Map(
-    [...source.matchAll(/\b(?:const|static) ([A-Z_]+): &str =\s*"(\w+)";/g)].map((m) => [m[1], m[2]]),
+    [...source.matchAll(/\b(?:const|static) ([A-Z0-9_]+): &str =\s*"(\w+)";/g)].map((m) => [m[1], m[2]]),
   );
   const out = new Map<string, Kind>();
   for (const m of source.matchAll(
-    /\b(\w+)\s*\(\s*MetricParameters\s*\{\s*name:\s*(?:"(\w+)"|([A-Z_]+))\.into\(\)/g,
+    /\b(\w+)\s*\(\s*MetricParameters\s*\{\s*name:\s*(?:"(\w+)"|([A-Z0-9_]+))\.into\(\)/g,
   )) {
     const name = m[2] ?? constants.get(m[3]);
     if (!name) throw new Error(`the core's metric ${m[3]} has no name in its source`);
@@ -217,120 +202,43 @@ export function coreCatalogue(): CoreCatalogue {
 
 // ---- The live scrape ----
 
-/** The agent of the simulator the recording code runs against. */
-const AGENT = 'metrics-agent';
-const CREATOR = 'user:4242';
-
-/** A call that must fail (a fault of the simulator's met it): its metrics are what matters. */
-async function failing(what: string, call: Promise<unknown>): Promise<void> {
-  const ended = await call.then(
-    () => 'succeeded',
-    () => 'failed',
-  );
-  if (ended !== 'failed') throw new Error(`${what} succeeded: the fault meant for it did not meet it`);
+/** A worker process serving `/metrics` (exported-metrics-worker.ts), once its recording code ran. */
+export interface MetricsWorker {
+  /** `http://host:port` of its endpoint. */
+  url: string;
+  pid: number;
+  /** The agent its recording code ran for. */
+  agent: string;
+  /** Ends the process (closes its stdin) and waits for its exit. */
+  stop(): Promise<void>;
 }
 
-/**
- * amsflow's recording code, once down each path, into `metrics`: the activities against a
- * simulator (pages with a message and receipts, a send accepted with a mark-read riding along,
- * sends refused with a 429 and of unknown outcome, a poll refused with a 429, a typing
- * indicator, a model call with no model configured) through the worker's activity interceptors;
- * the workflows' metric hooks in a workflow on a worker of the shared dev server; one agent
- * health check.
- */
-async function recordEveryPath(metrics: AmsflowMetrics): Promise<void> {
-  const logger = new AmsflowLogger({ format: 'json', level: 'error', stream: { write: () => {} } });
-  // The worker's activity interceptors, as Observability.workerOptions() installs them.
-  const interceptors: ActivityInterceptorsFactory[] = [
-    activityMetricsInterceptor({ metrics, logger, logBodies: false }),
-    modelMetricsInterceptor({ metrics, logger }),
-  ];
-  const run = <A extends unknown[], R>(activityType: string, fn: (...args: A) => Promise<R>, ...args: A) =>
-    new MockActivityEnvironment({ activityType }, { interceptors, logger: new DefaultLogger('ERROR') }).run(
-      fn,
-      ...args,
-    );
-
-  const temporal = await connectDevServer();
-  let sim: RunningSimulator | undefined;
-  try {
-    sim = await startSimulator({
-      port: 0,
-      agents: [{ id: AGENT, token: 'metrics-token', creator: CREATOR }],
-      receipts: { deliveredAfterMs: 0, readAfterMs: 0 },
+/** Starts a worker process like exported-metrics-worker.ts describes (seconds: a workflow runs). */
+export function startMetricsWorker(): Promise<MetricsWorker> {
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', WORKER_CHILD], {
+    cwd: root,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  const stop = () => {
+    child.stdin.end();
+    return exited;
+  };
+  return new Promise<MetricsWorker>((resolveWorker, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (!out.includes('\n')) return;
+      const { url, agent } = JSON.parse(out.split('\n')[0]) as { url: string; agent: string };
+      resolveWorker({ url, agent, pid: child.pid!, stop });
     });
-    const client = engineClient(sim, { recipient: CREATOR });
-    try {
-      const acts = createActivities(new Map([[AGENT, client]]), { pollTicketsDir: false });
-      const poll = () =>
-        run('pollUpdates', acts.pollUpdates, { agentKey: AGENT, offset: 0, limit: 50, timeoutSeconds: 0 });
-      const send = (attemptId: string, markRead?: string[]) =>
-        run('sendMessage', acts.sendMessage, {
-          agentKey: AGENT,
-          to: CREATOR,
-          message: { type: 'text', text: { body: 'hello' } },
-          attemptId,
-          ...(markRead ? { markRead } : {}),
-        });
-      const { id } = await sim.control.humanText('hi', { agent: AGENT });
-      // One that does not fit its schema (a member that must be an object is a number): handed on
-      // as `unknown`, a misfit.
-      await sim.control.human({ agent: AGENT, type: 'text', text: { body: 'odd' }, reaction: 42 });
-      await poll();
-      await send('accepted', [id]);
-      await run('sendTyping', acts.sendTyping, { agentKey: AGENT, messageId: id });
-      await sim.control.fault({ agent: AGENT, endpoint: 'messages', fault: { kind: 'rate_limit' } });
-      await failing('a send met by a 429', send('rate-limited'));
-      await sim.control.fault({ agent: AGENT, endpoint: 'messages', fault: { kind: 'drop_after' } });
-      await failing('a send whose connection dropped', send('ambiguous'));
-      await sim.control.fault({ agent: AGENT, endpoint: 'updates', fault: { kind: 'rate_limit' } });
-      await failing('a poll met by a 429', poll());
-      // The receipts of the send accepted.
-      await poll();
-      const model = createModelActivities(temporal.client, { taskQueue: 'unused' });
-      await run('amsflowModelCall', model.amsflowModelCall, {
-        agentKey: AGENT,
-        messages: [],
-        memory: false,
-        tools: [],
-      });
-    } finally {
-      await client.close();
-    }
-
-    // The workflows' metric hooks: through the SDK's sink to the worker's meter, routed to `metrics`.
-    routeWorkflowMetrics(metrics);
-    const taskQueue = uniqueTaskQueue('exported-metrics');
-    const worker = await Worker.create({
-      connection: temporal.nativeConnection,
-      taskQueue,
-      workflowBundle: await bundle(require.resolve('./exported-metrics-workflow')),
-    });
-    await worker.runUntil(
-      temporal.client.workflow.execute('everyMetricHook', {
-        taskQueue,
-        workflowId: `${taskQueue}-hooks`,
-        args: [AGENT],
-      }),
-    );
-    await waitFor(
-      'the workflow metric hooks to reach the registry',
-      () => metrics.sendFailures.get({ agent: AGENT, type: 'SendRejected' }) > 0,
-    );
-
-    // The agent's health (no agent workflow runs: not_running), into the amsflow_agent_* gauges.
-    const health = new AgentHealthMonitor({ client: temporal.client, agentKeys: [AGENT], metrics });
-    await health.check();
-    await health.stop();
-  } finally {
-    await sim?.close();
-    await temporal.close();
-  }
+    child.once('exit', (code) => reject(new Error(`the metrics worker exited (${code}) before reporting`)));
+  });
 }
 
 /** A scrape of `/metrics` as a worker serves it, and what it tells. */
 export interface ExportedMetrics {
-  /** The scrape: amsflow's families, then the Temporal runtime's. */
+  /** The scrape: amsflow's families and the Temporal runtime's, of one registry. */
   scrape: string;
   /** Its families (`# TYPE`), by name. */
   scraped: Map<string, string>;
@@ -346,8 +254,8 @@ export interface ExportedMetrics {
    * `<where>: <name> has no label <label>` for each label a selector matches on or is grouped by
    * that the metric does not carry (Prometheus' `job` and `instance` aside, which it adds to every
    * series): on its samples in the scrape; for the Temporal runtime's
-   * (most have none in a scrape), among the label names its core writes and its exporter adds
-   * (`le` on a histogram's buckets); an amsflow metric with
+   * (most have none in a scrape), among the label names its core writes and those on the
+   * runtime's samples in the scrape (`service_name`; `le` on a histogram's buckets); an amsflow metric with
    * no samples in the scrape is reported too (nothing to check it against).
    */
   unknownLabels(uses: (Selector & { where: string })[]): string[];
@@ -355,45 +263,12 @@ export interface ExportedMetrics {
 
 /** The metrics a worker exports, from a live `/metrics` (a few seconds: see the file's comment). */
 export async function exportedMetrics(): Promise<ExportedMetrics> {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', RUNTIME_CHILD], {
-    cwd: root,
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const worker = await startMetricsWorker();
   let scrape: string;
   try {
-    const runtimeUrl = await new Promise<string>((resolveUrl, reject) => {
-      let out = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        if (out.includes('\n')) resolveUrl((JSON.parse(out.split('\n')[0]) as { url: string }).url);
-      });
-      child.once('exit', (code) =>
-        reject(new Error(`the runtime's process exited (${code}) before reporting`)),
-      );
-    });
-    const metrics = new AmsflowMetrics();
-    await recordEveryPath(metrics);
-    const server = await startMetricsServer({
-      port: 0,
-      host: LOOPBACK,
-      registry: metrics.registry,
-      readiness: new Readiness(),
-      runtimeMetricsUrl: () => runtimeUrl,
-    });
-    try {
-      scrape = await waitFor(
-        "the runtime's request counter in the scrape",
-        async () => {
-          const body = await (await fetch(`${server.url}/metrics`)).text();
-          return /^temporal_request_total\b/m.test(body) && body;
-        },
-        { timeoutMs: 30_000, intervalMs: 250 },
-      );
-    } finally {
-      await server.close();
-    }
+    scrape = await (await fetch(`${worker.url}/metrics`)).text();
   } finally {
-    child.stdin.end();
+    await worker.stop();
   }
 
   const scraped = families(scrape);
@@ -402,8 +277,8 @@ export async function exportedMetrics(): Promise<ExportedMetrics> {
   const served = new Set<string>(PROMETHEUS_OWN);
   for (const [family, kind] of [...scraped, ...core.families])
     for (const sample of sampleNames(family, kind)) served.add(sample);
-  // The Temporal runtime's label names: those its source writes, and those its exporter adds
-  // (`service_name` on every sample).
+  // The Temporal runtime's label names: those its source writes, and those its samples carry
+  // besides (`service_name`, which the core adds to every one).
   const runtimeLabels = new Set([
     ...core.labels,
     ...[...labels].filter(([name]) => name.startsWith('temporal_')).flatMap(([, set]) => [...set]),

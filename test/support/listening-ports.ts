@@ -1,7 +1,6 @@
 /**
- * The TCP ports a process listens on at 127.0.0.1, as a page scanning loopback would find them:
- * its socket inodes (`/proc/<pid>/fd`) matched against the listening sockets of `/proc/net/tcp`.
- * Linux only.
+ * The TCP ports a process listens on: its socket inodes (`/proc/<pid>/fd`) matched against the
+ * listening sockets of `/proc/net/tcp` (and `tcp6`). Linux only.
  */
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
@@ -9,7 +8,14 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 const LOOPBACK_HEX = '0100007F';
 const LISTEN = '0A';
 
-export function loopbackListeners(pid: number): number[] {
+/** A listening socket: its address as `/proc/net/tcp{,6}` writes it (hex), and its port. */
+export interface Listener {
+  address: string;
+  port: number;
+}
+
+/** Every socket `pid` listens on, on any address, IPv4 and IPv6. */
+export function listeners(pid: number): Listener[] {
   const inodes = new Set<string>();
   for (const fd of readdirSync(`/proc/${pid}/fd`)) {
     try {
@@ -19,11 +25,20 @@ export function loopbackListeners(pid: number): number[] {
       // Closed meanwhile.
     }
   }
-  const ports: number[] = [];
-  for (const line of readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)) {
-    const [, local, , state, , , , , , inode] = line.trim().split(/\s+/);
-    const [address, port] = (local ?? '').split(':');
-    if (address === LOOPBACK_HEX && state === LISTEN && inodes.has(inode)) ports.push(parseInt(port, 16));
+  const found: Listener[] = [];
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const [, local, , state, , , , , , inode] = line.trim().split(/\s+/);
+      const [address, port] = (local ?? '').split(':');
+      if (state === LISTEN && inodes.has(inode)) found.push({ address, port: parseInt(port, 16) });
+    }
   }
-  return ports;
+  return found;
+}
+
+/** The ports `pid` listens on at 127.0.0.1, as a page scanning loopback would find them. */
+export function loopbackListeners(pid: number): number[] {
+  return listeners(pid)
+    .filter((l) => l.address === LOOPBACK_HEX)
+    .map((l) => l.port);
 }

@@ -14,13 +14,14 @@ import { modelMetricsInterceptor } from './model-metrics';
 import { startMetricsServer, type MetricsServer } from './metrics-server';
 import { Readiness } from './readiness';
 import { registerSecret } from '../../core/redact';
-import { runtimeMetricsUrl } from './runtime';
+import { runtimeMetricsBuffer } from './runtime';
+import { RuntimeMetrics } from './runtime-metrics';
 import { routeWorkflowMetrics } from './workflow-metrics-meter';
 import type { Tracing } from './tracing';
 import { tracesEndpoint } from './tracing-mode';
 
 export { AmsflowLogger } from './logger';
-export { installRuntime, runtimeMetricsUrl } from './runtime';
+export { installRuntime } from './runtime';
 export { registerSecret } from '../../core/redact';
 export { MetricsPortInUseError } from './metrics-server';
 export { AgentHealthMonitor, judgeAgent, type AgentHealth } from './agent-health';
@@ -31,6 +32,7 @@ export class Observability {
   readonly readiness = new Readiness();
   readonly logger: AmsflowLogger;
   private server?: MetricsServer;
+  private runtimeMetrics?: RuntimeMetrics;
   private health?: AgentHealthMonitor;
   private tracing?: Tracing;
 
@@ -58,7 +60,9 @@ export class Observability {
 
   /**
    * Starts tracing when it is on (`config.tracing`: OpenTelemetry's SDK is loaded only then) and
-   * the endpoint (unless `AMSFLOW_METRICS_PORT=off`); `/readyz` says 503 until {@link running}.
+   * the endpoint (unless `AMSFLOW_METRICS_PORT=off`), with the Temporal runtime's metrics drained
+   * into the registry every second and before each scrape when installRuntime buffers them
+   * (runtime-metrics.ts); `/readyz` says 503 until {@link running}.
    */
   async start(): Promise<this> {
     if (this.config.tracing === 'otlp' && !this.tracing) {
@@ -69,14 +73,26 @@ export class Observability {
       });
     }
     if (this.config.metricsPort === 'off' || this.server) return this;
+    const buffer = runtimeMetricsBuffer();
+    const runtime = buffer
+      ? new RuntimeMetrics({
+          buffer,
+          registry: this.metrics.registry,
+          onSkipped: (name) =>
+            this.logger.warn(
+              `amsflow: the Temporal runtime's metric ${name} clashes with another; not served`,
+            ),
+        })
+      : undefined;
     this.server = await startMetricsServer({
       port: this.config.metricsPort,
       host: this.config.metricsHost,
       allowedHosts: this.config.metricsAllowedHosts,
       registry: this.metrics.registry,
       readiness: this.readiness,
-      runtimeMetricsUrl,
+      beforeScrape: runtime && (() => runtime.drain()),
     });
+    this.runtimeMetrics = runtime?.start();
     return this;
   }
 
@@ -143,11 +159,13 @@ export class Observability {
     await this.health?.stop();
   }
 
-  /** Closes the endpoint, and exports the spans not yet exported. */
+  /** Closes the endpoint, stops draining the runtime's metrics, and exports the spans not yet exported. */
   async close(): Promise<void> {
     await this.health?.stop();
     await this.server?.close();
     this.server = undefined;
+    this.runtimeMetrics?.close();
+    this.runtimeMetrics = undefined;
     await this.tracing?.shutdown();
     this.tracing = undefined;
   }

@@ -1,6 +1,6 @@
 /**
  * The observability endpoint of a worker process: `/metrics` (amsflow's registry in the
- * Prometheus text format, followed by the Temporal runtime's own metrics), `/healthz` (the
+ * Prometheus text format, the Temporal runtime's own metrics among its families), `/healthz` (the
  * process is alive) and `/readyz` (see readiness.ts), on one port. Like every local server of
  * amsflow it answers only requests that name it in their Host (its address, `localhost` on
  * loopback, or `allowedHosts`) and come from no other site's page (core/local-request.ts).
@@ -31,8 +31,8 @@ export interface MetricsServerOptions {
   host: string;
   registry: MetricsRegistry;
   readiness: Readiness;
-  /** The Temporal runtime's Prometheus endpoint, when it exports one (see runtime.ts). */
-  runtimeMetricsUrl?: () => string | undefined;
+  /** Called before each scrape reads the registry (it drains the Temporal runtime's metrics into it). */
+  beforeScrape?: () => void;
   /** Host names scrapers reach it by besides its address (`AMSFLOW_METRICS_ALLOWED_HOSTS`). */
   allowedHosts?: readonly string[];
 }
@@ -43,20 +43,6 @@ export interface MetricsServer {
   url: string;
   port: number;
   close(): Promise<void>;
-}
-
-const RUNTIME_FETCH_MS = 2_000;
-
-async function runtimeMetrics(url: string | undefined): Promise<string> {
-  if (!url) return '';
-  try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(RUNTIME_FETCH_MS) });
-    if (!res.ok) return `# amsflow: the Temporal runtime's metrics answered ${res.status}\n`;
-    const text = await res.text();
-    return text.endsWith('\n') || text === '' ? text : `${text}\n`;
-  } catch (err) {
-    return `# amsflow: the Temporal runtime's metrics are unavailable (${(err as Error).message})\n`;
-  }
 }
 
 /** Starts the endpoint; throws {@link MetricsPortInUseError} when the port is taken. */
@@ -84,10 +70,9 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
       return;
     }
     if (path === '/metrics') {
-      void runtimeMetrics(options.runtimeMetricsUrl?.()).then((runtime) => {
-        res.writeHead(200, { 'content-type': PROMETHEUS_CONTENT_TYPE, 'cache-control': 'no-store' });
-        res.end(formatPrometheus(options.registry.collect()) + runtime);
-      });
+      options.beforeScrape?.();
+      res.writeHead(200, { 'content-type': PROMETHEUS_CONTENT_TYPE, 'cache-control': 'no-store' });
+      res.end(formatPrometheus(options.registry.collect()));
       return;
     }
     json(404, { error: 'not found: try /metrics, /healthz or /readyz' });

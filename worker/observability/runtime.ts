@@ -1,30 +1,34 @@
 /**
  * Installs the process's Temporal Runtime (once, before any connection): amsflow's logger as the
- * runtime logger, the core's own logs forwarded to it, and the runtime's Prometheus exporter on
- * a private loopback address that `/metrics` reads and serves after amsflow's own metrics.
- *
- * The exporter is the core's own server: it answers any Host, so it cannot apply amsflow's check
- * (core/local-request.ts) the way `/metrics` does. It listens where a page on a rebound DNS name
- * cannot find it: a random address of 127.0.0.0/8 where the system has them (Linux), with a
- * random port (worker/private-loopback.ts).
+ * runtime logger, the core's own logs forwarded to it, and, with metrics on, the SDK's metrics
+ * buffer as where the runtime's metrics go: the runtime listens on no port of its own, and
+ * `Observability` drains the buffer into amsflow's registry (runtime-metrics.ts), which `/metrics`
+ * serves.
  */
 import type { Logger } from '@temporalio/common';
-import { Runtime } from '@temporalio/worker';
-import { freePort } from '../dev-server';
-import { privateLoopbackHost } from '../private-loopback';
+import { MetricsBuffer, Runtime } from '@temporalio/worker';
 import { TaskFailureLogger } from './task-failures';
 
-let runtimeMetrics: string | undefined;
+/**
+ * Updates the buffer holds between two drains (one a second, and one each scrape) before the
+ * runtime drops them: a busy worker makes a few hundred a second.
+ */
+const BUFFER_SIZE = 100_000;
 
-/** The Temporal runtime's Prometheus endpoint in this process, when {@link installRuntime} set one up. */
-export function runtimeMetricsUrl(): string | undefined {
-  return runtimeMetrics;
+let buffer: MetricsBuffer | undefined;
+
+/** The Temporal runtime's metrics buffer in this process, when {@link installRuntime} set one up. */
+export function runtimeMetricsBuffer(): MetricsBuffer | undefined {
+  return buffer;
 }
 
 /** Options of {@link installRuntime}. */
 export interface RuntimeInstallOptions {
   logger: Logger;
-  /** Export the runtime's metrics (off with `AMSFLOW_METRICS_PORT=off`). */
+  /**
+   * Record the runtime's metrics (off with `AMSFLOW_METRICS_PORT=off`: then the runtime records
+   * none, and there is no buffer to drain).
+   */
   metrics: boolean;
 }
 
@@ -32,21 +36,16 @@ export interface RuntimeInstallOptions {
  * Installs the Runtime; throws if one is installed already (it must come first, and once). Its
  * logger reports each workflow task failure once ({@link TaskFailureLogger}); returns it.
  */
-export async function installRuntime(options: RuntimeInstallOptions): Promise<TaskFailureLogger> {
-  const host = options.metrics ? await privateLoopbackHost() : undefined;
-  const port = host ? await freePort(host) : undefined;
+export function installRuntime(options: RuntimeInstallOptions): TaskFailureLogger {
   const logger = new TaskFailureLogger(options.logger);
+  const metrics = options.metrics ? new MetricsBuffer({ maxBufferSize: BUFFER_SIZE }) : undefined;
   Runtime.install({
     logger,
     telemetryOptions: {
       logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} },
-      // Counters named as Prometheus wants them (`_total`), so that the whole endpoint passes
-      // `promtool check metrics` beside amsflow's own.
-      ...(port === undefined
-        ? {}
-        : { metrics: { prometheus: { bindAddress: `${host}:${port}`, countersTotalSuffix: true } } }),
+      ...(metrics ? { metrics: { buffer: metrics } } : {}),
     },
   });
-  if (port !== undefined) runtimeMetrics = `http://${host}:${port}/metrics`;
+  buffer = metrics;
   return logger;
 }

@@ -1,7 +1,7 @@
 /**
  * The whole `/metrics` endpoint of a real worker process (amsflow's metrics and the Temporal
- * runtime's after them) passes Prometheus's own linter, `promtool check metrics`: counter names
- * end in `_total` (the runtime's exporter is told to add it), help texts and types are there. The
+ * runtime's, in one registry) passes Prometheus's own linter, `promtool check metrics`: counter
+ * names end in `_total` (runtime-metrics.ts adds it to the runtime's), help texts and types are there. The
  * scrape is taken after a conversation, so that the runtime's counters exist. promtool comes from
  * `npm run setup` (scripts/promtool.ts); without it the test fails, saying how to get it.
  */
