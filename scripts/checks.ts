@@ -1,9 +1,9 @@
 /**
- * `npm run checks` (the first step of `npm test`): the type check, ESLint and Prettier, run at
- * once instead of one after the other (on 2 cores about 60 s instead of 85: each is one process
- * that leaves a core idle part of the time). Each check's output is printed whole, under its
- * name, once it ends; the run fails (exit 1) if any check failed, naming them. `npm run
- * typecheck` and `npm run lint` still run them alone.
+ * `npm run checks` (and, beside the tests, `npm test`: scripts/test.ts): the type check, ESLint
+ * and Prettier, run at once instead of one after the other (on 2 cores about 60 s instead of 85:
+ * each is one process that leaves a core idle part of the time). Each check's output is printed
+ * whole, under its name, once it ends; the run fails (exit 1) if any check failed, naming them.
+ * `npm run typecheck` and `npm run lint` still run them alone.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -15,7 +15,7 @@ const bin = (name: string) => join(ROOT, 'node_modules', '.bin', name);
 export type Check = [name: string, command: string, args: string[]];
 
 /** The checks (the same commands as package.json's `typecheck` and `lint`). */
-const CHECKS: Check[] = [
+export const CHECKS: Check[] = [
   ['type check', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json']],
   ['eslint', bin('eslint'), ['.']],
   ['prettier', bin('prettier'), ['--check', '.']],

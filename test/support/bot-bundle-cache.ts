@@ -10,7 +10,13 @@
 import { tmpdir } from 'node:os';
 import { resolve, sep } from 'node:path';
 import { WORKFLOW_PRELOAD_MODULES, workflowInterceptorModules } from '../../worker/bundling';
-import { cachedBundleCode, inputsProbe, storeBundleCode, type BundleInputs } from './bundle-cache';
+import {
+  cachedBundleCode,
+  inputsProbe,
+  storeBundleCode,
+  withWebpackCache,
+  type BundleInputs,
+} from './bundle-cache';
 
 type BotBundleModule = Pick<typeof import('../../worker/bot-bundle'), 'bundleBot'>;
 type BundlingModule = Pick<typeof import('../../worker/bundling'), 'workflowBundlerOptions'>;
@@ -31,8 +37,17 @@ function withoutEntry(inputs: BundleInputs): BundleInputs {
   };
 }
 
-/** Wraps `botBundle.bundleBot` (with `bundling.workflowBundlerOptions`, to see webpack's inputs). */
-export function cacheBotBundles(botBundle: BotBundleModule, bundling: BundlingModule, dir: string): void {
+/**
+ * Wraps `botBundle.bundleBot` (with `bundling.workflowBundlerOptions`, to see webpack's inputs);
+ * with `webpackCache`, the bundles it makes share webpack's cache (bundle-cache.ts; a jest worker
+ * process makes many, a suite's child process one or two, for which storing it is a loss).
+ */
+export function cacheBotBundles(
+  botBundle: BotBundleModule,
+  bundling: BundlingModule,
+  dir: string,
+  { webpackCache = false }: { webpackCache?: boolean } = {},
+): void {
   const marked = botBundle as { [WRAPPED]?: true };
   if (marked[WRAPPED]) return;
   marked[WRAPPED] = true;
@@ -47,7 +62,8 @@ export function cacheBotBundles(botBundle: BotBundleModule, bundling: BundlingMo
       ...own,
       webpackConfigHook: (config) => {
         const hooked = hook(config);
-        return { ...hooked, plugins: [...(hooked.plugins ?? []), inputsProbe(report) as never] };
+        const probed = { ...hooked, plugins: [...(hooked.plugins ?? []), inputsProbe(report) as never] };
+        return webpackCache ? withWebpackCache(probed) : probed;
       },
     };
   };

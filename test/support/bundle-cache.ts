@@ -114,3 +114,25 @@ export function inputsProbe(found: (inputs: BundleInputs) => void): unknown {
     },
   };
 }
+
+/**
+ * `config` with webpack's own persistent cache, in a folder of this process's beside the run's
+ * bundle cache: the bundles of one jest worker process (a dozen or so a run, of different bots)
+ * build the modules they share (amsflow's, the SDK's) once, not once each (a tenth less CPU for
+ * the suites that bundle). A folder per process, as webpack's cache is not for several writers;
+ * written at once when a bundle ends (no idle wait). Outside a run (no cache dir), `config`.
+ */
+export function withWebpackCache<C extends object>(config: C): C {
+  const dir = process.env.AMSFLOW_TEST_BUNDLE_CACHE_DIR;
+  if (!dir) return config;
+  return {
+    ...config,
+    cache: {
+      type: 'filesystem',
+      cacheDirectory: join(dir, '..', `webpack-${process.pid}`),
+      idleTimeout: 0,
+      idleTimeoutForInitialStore: 0,
+      idleTimeoutAfterLargeChanges: 0,
+    },
+  };
+}

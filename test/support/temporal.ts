@@ -8,7 +8,13 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { cachedBundleCode, inputsProbe, storeBundleCode, type BundleInputs } from './bundle-cache';
+import {
+  cachedBundleCode,
+  inputsProbe,
+  storeBundleCode,
+  withWebpackCache,
+  type BundleInputs,
+} from './bundle-cache';
 
 export function devServerAddress(): string {
   const address = process.env.AMSFLOW_TEST_TEMPORAL_ADDRESS;
@@ -49,7 +55,8 @@ export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> 
 
 /**
  * Bundles workflow code once for a suite (pass the result as `workflowBundle`). Within a jest run
- * a bundle of unchanged inputs is reused from the run's cache (bundle-cache.ts).
+ * a bundle of unchanged inputs is reused from the run's cache, and the bundles one process makes
+ * share webpack's cache (bundle-cache.ts).
  */
 export async function bundle(workflowsPath: string): Promise<WorkflowBundleWithSourceMap> {
   const dir = process.env.AMSFLOW_TEST_BUNDLE_CACHE_DIR;
@@ -60,10 +67,11 @@ export async function bundle(workflowsPath: string): Promise<WorkflowBundleWithS
   const made = await bundleWorkflowCode({
     workflowsPath,
     logger: quietLogger,
-    webpackConfigHook: (config) => ({
-      ...config,
-      plugins: [...(config.plugins ?? []), inputsProbe((found) => (inputs = found)) as never],
-    }),
+    webpackConfigHook: (config) =>
+      withWebpackCache({
+        ...config,
+        plugins: [...(config.plugins ?? []), inputsProbe((found) => (inputs = found)) as never],
+      }),
   });
   if (dir && inputs) storeBundleCode(dir, key, made.code, inputs);
   return made;
