@@ -6,7 +6,9 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { bundle } from './temporal';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { withWebpackCache } from './bundle-cache';
+import { bundle, quietLogger } from './temporal';
 
 const artifacts = resolve(__dirname, '..', '..', 'test-artifacts');
 
@@ -18,8 +20,10 @@ describe('the workflow-bundle cache', () => {
   beforeAll(() => {
     mkdirSync(artifacts, { recursive: true });
     dir = mkdtempSync(join(artifacts, 'bundle-cache-'));
-    // Away from the module's folders, whose listings webpack watches.
-    cacheDir = mkdtempSync(join(tmpdir(), 'amsflow-bundle-cache-'));
+    // Away from the module's folders, whose listings webpack watches; webpack's own cache goes
+    // beside it (withWebpackCache), in the same temp folder.
+    cacheDir = join(mkdtempSync(join(tmpdir(), 'amsflow-bundle-cache-')), 'bundles');
+    mkdirSync(cacheDir);
     process.env.AMSFLOW_TEST_BUNDLE_CACHE_DIR = cacheDir;
     writeFileSync(
       join(dir, 'workflows.ts'),
@@ -32,7 +36,7 @@ describe('the workflow-bundle cache', () => {
     if (saved === undefined) delete process.env.AMSFLOW_TEST_BUNDLE_CACHE_DIR;
     else process.env.AMSFLOW_TEST_BUNDLE_CACHE_DIR = saved;
     rmSync(dir, { recursive: true, force: true });
-    rmSync(cacheDir, { recursive: true, force: true });
+    rmSync(join(cacheDir, '..'), { recursive: true, force: true });
   });
 
   /** The markers a bundle holds (not its 3 MB of code in a failure message). */
@@ -76,5 +80,38 @@ describe('the workflow-bundle cache', () => {
     tamperEntry();
     writeFileSync(join(dir, 'helper.ts'), "export const marker = 'marker-ts';\n");
     expect(await says()).toEqual(['marker-ts']);
+  }, 60_000);
+
+  it("gives webpack's cache to one bundle at a time: one made meanwhile goes without, the next has it", async () => {
+    const withCache: boolean[] = [];
+    let holdFirst!: () => void;
+    const firstHeld = new Promise<void>((done) => (holdFirst = done));
+    const make = (hold?: Promise<void>) =>
+      bundleWorkflowCode({
+        workflowsPath: join(dir, 'workflows.ts'),
+        logger: quietLogger,
+        webpackConfigHook: (config) => {
+          const hooked = withWebpackCache(config);
+          withCache.push('cache' in hooked);
+          if (!hold) return hooked;
+          // The first bundle's compile waits (webpack's own hook) until the second was configured.
+          const wait = {
+            apply: (c: { hooks: { run: { tapPromise(n: string, f: () => Promise<void>): void } } }) =>
+              c.hooks.run.tapPromise('hold', () => hold),
+          };
+          return { ...hooked, plugins: [...(hooked.plugins ?? []), wait] };
+        },
+      });
+    const first = make(firstHeld);
+    while (withCache.length < 1) await new Promise((r) => setImmediate(r));
+    const second = make();
+    while (withCache.length < 2) await new Promise((r) => setImmediate(r));
+    holdFirst();
+    const bundles = await Promise.all([first, second]);
+    expect(withCache).toEqual([true, false]);
+    for (const { code } of bundles) expect(code).toContain('marker-ts');
+    await make();
+    expect(withCache).toEqual([true, false, true]);
+    expect(readdirSync(join(cacheDir, '..'))).toContain(`webpack-${process.pid}`);
   }, 60_000);
 });

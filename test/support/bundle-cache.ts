@@ -115,18 +115,29 @@ export function inputsProbe(found: (inputs: BundleInputs) => void): unknown {
   };
 }
 
+/** Whether a bundle of this module instance (a test file's) is using webpack's cache right now. */
+let webpackCacheBusy = false;
+
 /**
  * `config` with webpack's own persistent cache, in a folder of this process's beside the run's
  * bundle cache: the bundles of one jest worker process (a dozen or so a run, of different bots)
  * build the modules they share (amsflow's, the SDK's) once, not once each (a tenth less CPU for
- * the suites that bundle). A folder per process, as webpack's cache is not for several writers;
- * written at once when a bundle ends (no idle wait). Outside a run (no cache dir), `config`.
+ * the suites that bundle). Webpack's cache is not for several writers: a folder per process, and
+ * a bundle made while another is (`Promise.all` of two) goes without it. Written at once when a
+ * bundle ends (no idle wait). Outside a run (no cache dir), `config`.
  */
-export function withWebpackCache<C extends object>(config: C): C {
+export function withWebpackCache<C extends { plugins?: unknown[] }>(config: C): C {
   const dir = process.env.AMSFLOW_TEST_BUNDLE_CACHE_DIR;
-  if (!dir) return config;
+  if (!dir || webpackCacheBusy) return config;
+  webpackCacheBusy = true;
+  const release = {
+    apply(compiler: { hooks: { shutdown: { tap(name: string, fn: () => void): void } } }) {
+      compiler.hooks.shutdown.tap('amsflow-webpack-cache', () => (webpackCacheBusy = false));
+    },
+  };
   return {
     ...config,
+    plugins: [...(config.plugins ?? []), release],
     cache: {
       type: 'filesystem',
       cacheDirectory: join(dir, '..', `webpack-${process.pid}`),
