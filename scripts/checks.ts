@@ -1,9 +1,9 @@
 /**
- * `npm run checks` (and, beside the tests, `npm test`: scripts/test.ts): the type check, ESLint
- * and Prettier, run at once instead of one after the other (on 2 cores about 60 s instead of 85:
- * each is one process that leaves a core idle part of the time). Each check's output is printed
- * whole, under its name, once it ends; the run fails (exit 1) if any check failed, naming them.
- * `npm run typecheck` and `npm run lint` still run them alone.
+ * `npm run checks` (and, beside the tests, `npm test`: scripts/test.ts): the type check with ESLint,
+ * and Prettier, run at once instead of one after the other (each is one process that leaves a core
+ * idle part of the time). Each check's output is printed whole, under its name, once it ends; the
+ * run fails (exit 1) if any check failed, naming them. `npm run typecheck` and `npm run lint` still
+ * run `tsc`, ESLint and Prettier alone.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -14,10 +14,13 @@ const bin = (name: string) => join(ROOT, 'node_modules', '.bin', name);
 /** A check: its name, its command and the command's arguments (run in the project's root). */
 export type Check = [name: string, command: string, args: string[]];
 
-/** The checks (the same commands as package.json's `typecheck` and `lint`). */
+/**
+ * The checks: what package.json's `typecheck` and `lint` check, the type check and ESLint in one
+ * process over one program per project (scripts/types-and-lint.ts: they share the type checking
+ * that each would do apart), Prettier in its own.
+ */
 export const CHECKS: Check[] = [
-  ['type check', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json']],
-  ['eslint', bin('eslint'), ['.']],
+  ['types and lint', bin('ts-node'), ['--transpile-only', join(ROOT, 'scripts', 'types-and-lint.ts')]],
   ['prettier', bin('prettier'), ['--check', '.']],
 ];
 
