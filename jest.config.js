@@ -1,23 +1,26 @@
 /**
  * Two tiers, so that `npm test` is a loop of minutes:
  * - main (`npm test`): unit tests, the engine's rules and the author API with time skipping, the
- *   engine's in-process suites on the shared dev server, replay, the simulator's conformance suite,
- *   the client, the examples and the docs' examples as written;
+ *   engine's in-process suites on the shared dev server (and the echo's cost, counted from the
+ *   histories of a worker process), replay, the simulator's conformance suite, the client, the
+ *   examples and the docs' examples as written;
  * - long (`npm run test:long`, after `npm run cluster:setup`): what needs the native cluster (its Go
  *   build and PostgreSQL), the OpenTelemetry Collector, a browser, the packed-tarball install, or
  *   real processes of ours (seconds of start each): worker processes run for minutes and killed,
  *   restarted or signalled (the engine's process suites, test/engine), both chaos runs, `npm start`
  *   and the worker and CLI entries as processes (test/start: bad configurations, the README's bot),
- *   encryption at rest through `npm start`'s own database (test/codec/at-rest), and the harness's
- *   output as a bot project's own jest prints it (test/testing/quiet-output).
+ *   encryption at rest through `npm start`'s own database (test/codec/at-rest), the harness's
+ *   output as a bot project's own jest prints it (test/testing/quiet-output), and what is checked
+ *   with outside tools of its own: the alert rules with promtool, the Temporal wheels' pinned
+ *   hashes with python and pip.
  * CI (`.ci/run`) runs both. Without AMSFLOW_TEST_TIER (a plain `npx jest <path>`) every suite is
  * found.
  */
 const { availableParallelism } = require('node:os');
 
-// Kept in the main tier although under test/engine: the echo's cost from real histories (a change
-// that adds a hop fails `npm test`) and the model agent's provider suite, both in-process.
-const MAIN_ENGINE = ['cost', 'model-provider'];
+// Kept in the main tier although under test/engine (and a worker process of ours): the echo's cost
+// from real histories, so that a change that adds a hop fails `npm test`.
+const MAIN_ENGINE = ['cost'];
 // The long tier, as path patterns (regular expressions on a suite's path).
 const LONG = [
   `/test/engine/(?!(${MAIN_ENGINE.join('|')})\\.test\\.ts$)`,
@@ -30,6 +33,10 @@ const LONG = [
   '/test/worker/fleet-reload\\.test\\.ts$',
   '/test/codec/at-rest\\.test\\.ts$',
   '/test/testing/quiet-output\\.test\\.ts$',
+  // Deploy artifacts and set-up checked with their real tools: the alert rules with promtool (five
+  // runs, a worker process scraped), the Temporal wheels' pinned hashes with python and pip.
+  '/test/deploy/prometheus-rules\\.test\\.ts$',
+  '/test/tools/temporal-wheels\\.test\\.ts$',
 ];
 const tier = process.env.AMSFLOW_TEST_TIER ?? 'all';
 if (!['main', 'long', 'all'].includes(tier)) {
