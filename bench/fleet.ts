@@ -15,6 +15,7 @@ import { allPolled, echoTraffic, type TrafficResult } from './chat-traffic';
 import type { BenchTemporal } from './latency';
 import { cpuMeter, peakRssMb, rssMb } from './proc-stats';
 import { raisedLimits } from './scaled-tuning';
+import { scrapeServer, stretchCost, type StretchCost } from './server-cost';
 import { startBenchWorker, type BenchWorker } from './worker-process';
 
 const LIMITS = raisedLimits(1000);
@@ -46,7 +47,13 @@ export interface FleetRow {
   /** Once every agent polls (and 5 s more). */
   workerRssMb: number;
   serverRssMb: number;
-  idle: { workerCores: number; serverCores: number; eventsPerAgentMinute: number };
+  idle: {
+    workerCores: number;
+    serverCores: number;
+    eventsPerAgentMinute: number;
+    /** The server's own counters over the idle stretch (bench/server-cost.ts); none in results before them. */
+    server?: StretchCost;
+  };
   lowRate: { perSecond: number } & Omit<TrafficResult, 'samples'>;
   workerRssAfterMb: number;
   /** The worker's peak RSS (VmHWM) over the whole row. */
@@ -129,12 +136,16 @@ async function sampleEvents(temporal: BenchTemporal, agents: string[]): Promise<
   return lengths.reduce((x, y) => x + y, 0);
 }
 
-/** CPU and history events of an idle stretch of `idleMs`. */
+/** CPU, history events and the server's writes and actions of an idle stretch of `idleMs`. */
 async function idleStretch(temporal: BenchTemporal, fleet: Fleet, idleMs: number): Promise<FleetRow['idle']> {
   const events0 = await sampleEvents(temporal, fleet.agents);
   const w = cpuMeter(fleet.worker.pid);
   const s = cpuMeter(temporal.serverPid);
+  const counters0 = await scrapeServer(temporal.metricsUrl);
+  const started = Date.now();
   await sleep(idleMs);
+  const counters1 = await scrapeServer(temporal.metricsUrl);
+  const stretchMs = Date.now() - started;
   const idleWorker = w.stop();
   const idleServer = s.stop();
   const events1 = await sampleEvents(temporal, fleet.agents);
@@ -143,6 +154,7 @@ async function idleStretch(temporal: BenchTemporal, fleet: Fleet, idleMs: number
     workerCores: idleWorker.cores,
     serverCores: idleServer.cores,
     eventsPerAgentMinute: +(((events1 - events0) / sampled) * (60_000 / idleMs)).toFixed(2),
+    server: stretchCost(counters0, counters1, fleet.agents.length, stretchMs),
   };
 }
 

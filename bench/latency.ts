@@ -48,6 +48,8 @@ export interface BenchTemporal {
   address: string;
   /** The dev server's process, for its CPU and memory. */
   serverPid: number;
+  /** The dev server's own Prometheus metrics (bench/server-cost.ts reads its writes and actions). */
+  metricsUrl: string;
   client: Client;
   close(): Promise<void>;
 }
@@ -75,6 +77,7 @@ export async function startBenchTemporal({
       cliPath: binaries.cli.path,
       dbFile: join(dir, 'temporal.db'),
       uiPort: false,
+      metricsPort: 0,
       ...(stock ? { sqlitePragmas: false as const } : {}),
     });
     const connection = await openConnection({ address: server.address });
@@ -83,6 +86,7 @@ export async function startBenchTemporal({
       kind: stock ? 'stock' : 'embedded',
       address: server.address,
       serverPid: server.pid,
+      metricsUrl: server.metricsUrl!,
       client: new Client({ connection }),
       async close() {
         await connection.close().catch(() => undefined);

@@ -156,6 +156,9 @@ function printFleet(fleet: Maybe<FleetResult>): void {
       'server RSS MB': r.serverRssMb,
       'idle worker cores': r.idle.workerCores,
       'idle events/agent/min': r.idle.eventsPerAgentMinute,
+      'idle writes/agent/min': r.idle.server?.writesPerAgentMinute ?? '–',
+      'idle actions/agent/min': r.idle.server?.actionsPerAgentMinute ?? '–',
+      'Cloud $/agent-month': r.idle.server?.cloudUsdPerAgentMonth ?? '–',
       [`p50 ms @1/s`]: r.lowRate.latency.p50Ms,
       [`p99 ms @1/s`]: r.lowRate.latency.p99Ms,
       answered: `${r.lowRate.answered}/${r.lowRate.written}`,
@@ -163,6 +166,12 @@ function printFleet(fleet: Maybe<FleetResult>): void {
   ]);
   console.table(Object.fromEntries(rows));
   for (const f of fleet.failed) console.log(`${f.agents} agents: not measured (${f.error})`);
+  for (const r of fleet.rows.filter((x) => x.idle.server)) {
+    const { writesByOperation, actionsByType } = r.idle.server!;
+    console.log(
+      `${r.agents} idle agent(s), per agent-minute: writes ${JSON.stringify(writesByOperation)}; actions ${JSON.stringify(actionsByType)}`,
+    );
+  }
 }
 
 /** Every table of `r`, then the targets. */

@@ -107,6 +107,9 @@ function fleetRows(r: TargetInput): TargetRow[] {
   const failed = fleet?.failed?.find((x) => x.agents === 10_000);
   const one = fleet?.rows.find((x) => x.agents === 1);
   const idle = fleet?.rows.map((x) => x.idle.eventsPerAgentMinute);
+  // The idle cost the server counts itself, at the largest fleet measured with its counters.
+  const counted = fleet?.rows.filter((x) => x.idle.server).at(-1);
+  const cost = counted?.idle.server;
   const row = (target: string, figure: string | undefined, ok: boolean | undefined): TargetRow => ({
     target,
     server: 'embedded',
@@ -137,6 +140,13 @@ function fleetRows(r: TargetInput): TargetRow[] {
       plain: NONE,
       met: met(idle?.length ? Math.max(...idle) < 1 : undefined),
     },
+    row(
+      'an idle agent: ≤ 1 server write and ≤ 1 Cloud action a minute',
+      cost &&
+        `${cost.writesPerAgentMinute} writes, ${cost.actionsPerAgentMinute} actions (${counted.agents} agents; ` +
+          `$${cost.cloudUsdPerAgentMonth} an agent-month on Cloud)`,
+      cost && cost.writesPerAgentMinute <= 1 && cost.actionsPerAgentMinute <= 1,
+    ),
   ];
 }
 

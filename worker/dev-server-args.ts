@@ -52,6 +52,8 @@ export interface DevServerListeners {
   httpPort: number;
   /** The web UI's own address (behind the proxy); none: headless. */
   ui?: Listener;
+  /** The port of the server's own Prometheus metrics, on 127.0.0.1; none: not served. */
+  metricsPort?: number;
   namespace: string;
 }
 
@@ -80,6 +82,7 @@ export function devServerArgs(options: DevServerArgOptions, listen: DevServerLis
     '--log-level',
     'error',
   ];
+  if (listen.metricsPort !== undefined) args.push('--metrics-port', String(listen.metricsPort));
   if (listen.ui === undefined) args.push('--headless');
   else args.push('--ui-ip', listen.ui.host, '--ui-port', String(listen.ui.port));
   const dynamicConfig = { ...DEFAULT_DYNAMIC_CONFIG, ...options.dynamicConfig };

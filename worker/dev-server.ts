@@ -70,6 +70,11 @@ export interface DevServerOptions {
    * the server as `temporal server start-dev --db-filename` runs it (the benchmark's stock server).
    */
   sqlitePragmas?: Record<string, string> | false;
+  /**
+   * The server's own Prometheus metrics (its `persistence_requests`, `action` counters...) on
+   * 127.0.0.1 at this port, `0` for a free one; default: not served.
+   */
+  metricsPort?: number;
   /** Give up waiting for the server after this long (default 60 s). */
   startTimeoutMs?: number;
   /**
@@ -93,6 +98,8 @@ export interface RunningDevServer {
   /** The port of its HTTP API on 127.0.0.1, closed unless `dynamicConfig` opens it ({@link closedHttpApi}). */
   httpPort: number;
   namespace: string;
+  /** `http://127.0.0.1:<metricsPort>/metrics`, when `metricsPort` was given. */
+  metricsUrl?: string;
   /** The server's process id. */
   pid: number;
   /** The watchdog's process id; also the id of the process group holding both. */
@@ -198,6 +205,10 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   const uiPort =
     options.uiPort === false ? undefined : (options.uiPort ?? (await freePortBesides(LOOPBACK, [port])));
   const httpPort = await freePortBesides(LOOPBACK, [port, uiPort]);
+  const metricsPort =
+    options.metricsPort === 0
+      ? await freePortBesides(LOOPBACK, [port, uiPort, httpPort])
+      : options.metricsPort;
   const portWaitMs = options.portWaitMs ?? 5_000;
   await claimablePort(port, 'gRPC', portWaitMs);
   if (uiPort !== undefined) await claimablePort(uiPort, 'web UI', portWaitMs);
@@ -211,7 +222,7 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   const proxy = ui && uiPort !== undefined ? await startUiProxy(uiPort, ui) : undefined;
   const stdio = options.logFile ?? 'pipe';
   const serverOptions = { ...options, dynamicConfig: { ...closedHttpApi(), ...options.dynamicConfig } };
-  const args = devServerArgs(serverOptions, { port, httpPort, ui, namespace });
+  const args = devServerArgs(serverOptions, { port, httpPort, ui, metricsPort, namespace });
   const child = spawnWatchdog(options.cliPath, args, stdio);
   const output = tailOf(stdio === 'pipe' ? [child.stdout, child.stderr] : []);
   const address = `${LOOPBACK}:${port}`;
@@ -233,6 +244,7 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
     uiUrl: proxy?.url,
     httpPort,
     namespace,
+    ...(metricsPort !== undefined ? { metricsUrl: `http://${LOOPBACK}:${metricsPort}/metrics` } : {}),
     pid: serverPid,
     watchdogPid: child.pid ?? -1,
     stop: async () => {

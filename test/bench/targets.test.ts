@@ -12,6 +12,7 @@ import { percentiles } from '../../bench/percentiles';
 import { figuresMarkdown, tracingMarkdown } from '../../bench/report';
 import type { ServerResults } from '../../bench/run-results';
 import type { BurstFigures, SendBudgetResult } from '../../bench/send-budget';
+import type { StretchCost } from '../../bench/server-cost';
 import {
   targetRows,
   tracingTargetRows,
@@ -148,14 +149,32 @@ function budget(windowMs: number, delayP50: number, after: number, ratio = 0.995
   };
 }
 
-function fleetRow(agents: number, p99Ms: number, peak: number, pollingMs: number): FleetRow {
+/** An idle stretch's cost as the server counted it (bench/server-cost.ts). */
+function idleCost(writes: number, actions: number): StretchCost {
+  return {
+    writesPerAgentMinute: writes,
+    actionsPerAgentMinute: actions,
+    actionsPerAgentHour: actions * 60,
+    cloudUsdPerAgentMonth: +((actions * 60 * 730.5 * 50) / 1e6).toFixed(2),
+    writesByOperation: {},
+    actionsByType: {},
+  };
+}
+
+function fleetRow(
+  agents: number,
+  p99Ms: number,
+  peak: number,
+  pollingMs: number,
+  server = idleCost(0.5, 0.5),
+): FleetRow {
   return {
     agents,
     workerStartMs: 1000,
     pollingMs,
     workerRssMb: peak - 10,
     serverRssMb: 200,
-    idle: { workerCores: 0.01, serverCores: 0.01, eventsPerAgentMinute: 0 },
+    idle: { workerCores: 0.01, serverCores: 0.01, eventsPerAgentMinute: 0, server },
     lowRate: { perSecond: 1, written: 30, answered: 30, latency: p(p99Ms) },
     workerRssAfterMb: peak - 5,
     workerRssPeakMb: peak,
@@ -243,8 +262,16 @@ describe('bench/targets', () => {
       live: live(60_000, 1000, 2),
     });
     r.sendBudget = budget(60_000, 51, 20, 0.95);
-    r.fleet = fleet([fleetRow(1, 200, 300, 3000), fleetRow(10_000, 401, 1100, 61_000)]);
+    r.fleet = fleet([
+      fleetRow(1, 200, 300, 3000),
+      // The last fleet the server counted is judged: 21.8 writes and 15 actions an idle agent-minute.
+      fleetRow(10_000, 401, 1100, 61_000, idleCost(21.8, 15)),
+    ]);
     const rows = targetRows(r);
+    expect(metOf(rows, /^an idle agent/)).toEqual(['no']);
+    expect(rows.find((x) => /^an idle agent/.test(x.target))?.amsflow).toBe(
+      '21.8 writes, 15 actions (10000 agents; $32.87 an agent-month on Cloud)',
+    );
     expect(metOf(rows, /^cost of an echo/)).toEqual(['no']);
     expect(metOf(rows, /^added latency/)).toEqual(['no', 'no']);
     expect(metOf(rows, /^300 agents/)).toEqual(['no', 'no']);

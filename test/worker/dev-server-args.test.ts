@@ -25,10 +25,19 @@ describe('devServerArgs', () => {
     expect(args).not.toContain('--headless');
   });
 
-  it('runs headless without a UI port', () => {
+  it('runs headless without a UI port, and serves no metrics unless asked', () => {
     const args = devServerArgs({ dbFile: 'db' }, { port: 7555, httpPort: 7556, namespace: 'default' });
     expect(args).toContain('--headless');
     expect(args).not.toContain('--ui-port');
+    expect(args).not.toContain('--metrics-port');
+  });
+
+  it("serves the server's own metrics at the port given", () => {
+    const args = devServerArgs(
+      { dbFile: 'db' },
+      { port: 7555, httpPort: 7556, metricsPort: 7557, namespace: 'default' },
+    );
+    expect(valuesOf(args, '--metrics-port')).toEqual(['7557']);
   });
 
   it('switches on updates and multi-operations, and lets the caller add and override settings', () => {

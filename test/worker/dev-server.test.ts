@@ -8,6 +8,9 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, Socket, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { scrapeServer } from '../../bench/server-cost';
+import { waitFor } from '../support/temporal';
 import { freePort, PortInUseError, startDevServer } from '../../worker/dev-server';
 
 const PARENT = resolve(__dirname, 'dev-server-parent.ts');
@@ -164,7 +167,7 @@ describe('embedded dev server', () => {
     await expect(start).rejects.toThrow(`Temporal dev server did not start: cannot run ${missing}`);
   });
 
-  it('takes a port released while it waits, and stop() ends the server and its watchdog', async () => {
+  it('takes a port released while it waits, serves its own metrics when asked, and stop() ends the server and its watchdog', async () => {
     const port = await freePort();
     const predecessor = await listen(port);
     const starting = startDevServer({
@@ -172,12 +175,32 @@ describe('embedded dev server', () => {
       dbFile: join(dir, 'stopped.db'),
       port,
       uiPort: false,
+      metricsPort: 0,
       portWaitMs: 30_000,
     });
     setTimeout(() => predecessor.close(), 500);
     const server = await starting;
     expect(server.address).toBe(`127.0.0.1:${port}`);
     expect(alive(server.pid)).toBe(true);
+    // The server's own counters, as the bench reads them (bench/server-cost.ts): a workflow started
+    // is one action and database writes in its namespace.
+    expect(server.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+    const connection = await Connection.connect({ address: server.address });
+    try {
+      await new Client({ connection }).workflow.start('nothingRunsIt', {
+        taskQueue: 'nobody',
+        workflowId: 'counted',
+      });
+    } finally {
+      await connection.close();
+    }
+    // The server reports its counters to the scrape every second or so (tally's interval).
+    const counters = await waitFor('the start counted', async () => {
+      const now = await scrapeServer(server.metricsUrl!);
+      return now.actions.grpc_StartWorkflowExecution >= 1 && now;
+    });
+    expect(counters.actions.grpc_StartWorkflowExecution).toBe(1);
+    expect(counters.writes.CreateWorkflowExecution).toBeGreaterThanOrEqual(1);
     await server.stop();
     // Resolved only once both have exited: no polling needed.
     expect(alive(server.pid)).toBe(false);
