@@ -11,8 +11,8 @@
  *   and the worker and CLI entries as processes (test/start: bad configurations, the README's bot),
  *   encryption at rest through `npm start`'s own database (test/codec/at-rest), the harness's
  *   output as a bot project's own jest prints it (test/testing/quiet-output), and what is checked
- *   with outside tools of its own: the alert rules with promtool, the Temporal wheels' pinned
- *   hashes with python and pip.
+ *   with outside tools of its own: the alert rules and a worker process's /metrics with promtool,
+ *   the Temporal wheels' pinned hashes with python and pip.
  * CI (`.ci/run`) runs both. Without AMSFLOW_TEST_TIER (a plain `npx jest <path>`) every suite is
  * found.
  */
@@ -34,8 +34,10 @@ const LONG = [
   '/test/codec/at-rest\\.test\\.ts$',
   '/test/testing/quiet-output\\.test\\.ts$',
   // Deploy artifacts and set-up checked with their real tools: the alert rules with promtool (five
-  // runs, a worker process scraped), the Temporal wheels' pinned hashes with python and pip.
+  // runs, a worker process scraped), a worker process's whole /metrics with promtool, the Temporal
+  // wheels' pinned hashes with python and pip.
   '/test/deploy/prometheus-rules\\.test\\.ts$',
+  '/test/worker/observability/promtool\\.test\\.ts$',
   '/test/tools/temporal-wheels\\.test\\.ts$',
 ];
 const tier = process.env.AMSFLOW_TEST_TIER ?? 'all';
