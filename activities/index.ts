@@ -48,6 +48,11 @@ export interface ActivitiesOptions {
    * Default: a directory per user under the system's temporary directory.
    */
   pollTicketsDir?: string | false;
+  /**
+   * The id of the namespace the worker serves (DescribeNamespace), recorded in each poll's ticket:
+   * a worker starting on this machine gives up only its own cluster's attempts (poll-tickets.ts).
+   */
+  namespaceId?: string;
 }
 
 export function createActivities(registry: ClientRegistry, options: ActivitiesOptions = {}) {
@@ -100,6 +105,7 @@ export function createActivities(registry: ClientRegistry, options: ActivitiesOp
       if (run) {
         const attempt = {
           namespace: ctx.info.activityNamespace,
+          ...(options.namespaceId ? { namespaceId: options.namespaceId } : {}),
           taskToken: Buffer.from(ctx.info.taskToken).toString('base64'),
           workflowId: run.workflowId,
           runId: run.runId,

@@ -31,6 +31,7 @@ import {
   readdirSync,
   readFileSync,
   renameSync,
+  rmSync,
   statSync,
   utimesSync,
   writeFileSync,
@@ -55,6 +56,13 @@ export interface TicketEntry {
 /** A poll activity attempt as Temporal's RespondActivityTaskFailed takes it, and its workflow run. */
 export interface AttemptRef {
   namespace: string;
+  /**
+   * The namespace's id at Temporal (DescribeNamespace: one per cluster and namespace; a name or
+   * an address is not enough, the embedded server may change port): a worker gives up only the
+   * attempts of its own cluster's namespace. Absent in tickets of workers that did not know it
+   * (and written before 2026-12-07): never given up.
+   */
+  namespaceId?: string;
   /** The attempt's task token, base64. */
   taskToken: string;
   /**
@@ -71,6 +79,7 @@ const TicketEntrySchema = z.object({
   attempt: z
     .object({
       namespace: z.string(),
+      namespaceId: z.string().optional(),
       taskToken: z.string(),
       workflowId: z.string().optional(),
       runId: z.string().optional(),
@@ -172,7 +181,9 @@ export class PollTickets {
   /**
    * The attempts recorded within `maxAgeMs` whose process has certainly ended (none of this
    * process): their polls are closed, and Temporal may be told so at once instead of after
-   * their heartbeat timeout.
+   * their heartbeat timeout. The files of ended processes older than that are removed: their
+   * attempts are over at Temporal, and an agent key never polled again (a test's) would keep
+   * its file for ever.
    */
   endedAttempts(maxAgeMs: number, now = Date.now()): EndedAttempt[] {
     const me = this.me;
@@ -185,9 +196,17 @@ export class PollTickets {
     }
     return files.flatMap((name) => {
       const file = join(this.dir as string, name);
-      const ageMs = now - (statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0);
-      const entry = ageMs <= maxAgeMs ? this.readFile(file) : undefined;
-      if (!entry?.attempt || lostPollVerdict(entry, entry.ticket, me) !== 'ended') return [];
+      const writtenAt = statSync(file, { throwIfNoEntry: false })?.mtimeMs;
+      if (writtenAt === undefined) return [];
+      const ageMs = now - writtenAt;
+      const entry = this.readFile(file);
+      if (!entry || lostPollVerdict(entry, entry.ticket, me) !== 'ended') return [];
+      if (ageMs > maxAgeMs) {
+        // Unless a poll has just written the agent's file anew.
+        if (statSync(file, { throwIfNoEntry: false })?.mtimeMs === writtenAt) rmSync(file, { force: true });
+        return [];
+      }
+      if (!entry.attempt) return [];
       return [
         { ticket: entry.ticket, ageMs, ...entry.attempt, endedSeenAt: this.seenEnded(file, entry, now) },
       ];

@@ -3,7 +3,9 @@
  * activity attempt open at Temporal until the attempt's heartbeat timeout (5 s), and its agent
  * polls again only then; but a worker started on the same machine can see, from the poll tickets
  * (activities/poll-tickets.ts), that the attempt's process has ended, and so that its poll is
- * closed at the service. {@link EndedPolls} notes them as the process starts. As soon as Temporal
+ * closed at the service. {@link EndedPolls} notes them as the process starts, and keeps those of
+ * its own cluster's namespace once it knows its id (a machine's workers may serve several
+ * clusters: another's task tokens are not sent to this one). As soon as Temporal
  * is reachable (before the workers run) it resets those workflows' sticky queue, the dead
  * worker's: the give-up's workflow task, or a signal's, would otherwise wait there for the sticky
  * schedule-to-start timeout (3 s) before any live worker may take it. Once the close grace has
@@ -22,10 +24,19 @@ const BATCH = 50;
 
 /** The poll attempts of ended processes, as seen when this process started. */
 export class EndedPolls {
-  private readonly attempts: EndedAttempt[];
+  private attempts: EndedAttempt[];
 
   constructor(tickets: PollTickets, now = Date.now()) {
     this.attempts = tickets.endedAttempts(MAX_AGE_MS, now);
+  }
+
+  /**
+   * Keeps those of the namespace whose id is `namespaceId` (this worker's: {@link namespaceIdOf}),
+   * and none when it is unknown: an attempt of another cluster is not this one's to give up, and
+   * its heartbeat timeout ends it there.
+   */
+  keepNamespace(namespaceId: string | undefined): void {
+    this.attempts = this.attempts.filter((a) => namespaceId !== undefined && a.namespaceId === namespaceId);
   }
 
   get size(): number {
@@ -89,5 +100,18 @@ async function giveUp(connection: NativeConnection, attempt: EndedAttempt): Prom
   } catch {
     // NOT_FOUND (over already) or unreachable: the heartbeat timeout gives it up as before.
     return false;
+  }
+}
+
+/** The id of `namespace` at the server `connection` reaches; undefined when it does not say. */
+export async function namespaceIdOf(
+  connection: NativeConnection,
+  namespace: string,
+): Promise<string | undefined> {
+  try {
+    const { namespaceInfo } = await connection.workflowService.describeNamespace({ namespace });
+    return namespaceInfo?.id || undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -84,6 +84,8 @@ export interface EngineWorkersOptions {
    * system's temporary directory; false: none (every such poll waits the lease's whole wait).
    */
   pollTicketsDir?: string | false;
+  /** The id of `namespace` at Temporal, for the poll tickets (activities/poll-tickets.ts). */
+  namespaceId?: string;
   /**
    * The build these workers are: default deployment the task queue's name, default build id the
    * bundle's digest. `false`: unversioned (a server without Worker Deployments).
@@ -104,9 +106,9 @@ export interface EngineWorkers {
 
 /** The activities of the endpoint queues, over the registry's clients. */
 function engineActivities(options: EngineWorkersOptions, registry: AgentRegistry) {
-  const { pollCloseGraceMs, pollTicketsDir } = options;
+  const { pollCloseGraceMs, pollTicketsDir, namespaceId } = options;
   const askLease = options.pollLease === false ? undefined : askLeaseVia(options.connection);
-  return createActivities(registry, { askLease, pollCloseGraceMs, pollTicketsDir });
+  return createActivities(registry, { askLease, pollCloseGraceMs, pollTicketsDir, namespaceId });
 }
 
 /** Creates the engine's workers; `run()` each, and `closeClients()` once they have stopped. */

@@ -37,7 +37,7 @@ import { startEmbeddedSimulator } from './embedded-simulator';
 import { connectTemporal, startEmbeddedTemporal, type TemporalConnections } from './embedded-temporal';
 import { createEngineWorkers, type EngineWorkers } from './engine-workers';
 import { deployStep } from './deploy-step';
-import { EndedPolls } from './ended-polls';
+import { EndedPolls, namespaceIdOf } from './ended-polls';
 import { POLL_CLOSE_GRACE_MS } from '../activities/open-polls';
 import { PollTickets } from '../activities/poll-tickets';
 import { ensureAgents } from './ensure-agents';
@@ -84,10 +84,12 @@ async function workersStep(
   agents: AgentConfig[],
   workflowBundle: { codePath: string } | { code: string },
   botActivities: Awaited<ReturnType<typeof loadBotActivities>> | undefined,
+  namespaceId: string | undefined,
 ): Promise<EngineWorkers> {
   return createEngineWorkers({
     connection: temporal.nativeConnection,
     namespace: config.namespace,
+    namespaceId,
     dataConverter: temporal.dataConverter,
     taskQueue: config.taskQueue,
     workflowBundle,
@@ -113,7 +115,13 @@ async function workersStep(
  * their workflows' sticky queues reset now, before anything signals them, and the polls given up
  * in the background, while the workers are being made.
  */
-async function endedPollsStep(ended: EndedPolls, temporal: TemporalConnections, log: Log): Promise<void> {
+async function endedPollsStep(
+  ended: EndedPolls,
+  namespaceId: string | undefined,
+  temporal: TemporalConnections,
+  log: Log,
+): Promise<void> {
+  ended.keepNamespace(namespaceId);
   if (ended.size === 0) return;
   await ended.resetSticky(temporal.nativeConnection);
   void ended.giveUp(temporal.nativeConnection, POLL_CLOSE_GRACE_MS).then(
@@ -184,11 +192,21 @@ export async function runAmsflow(
       config.temporal?.apiKey,
     ]);
     const temporal = await connectTemporal(config, started.temporalAddress, cleanups, log);
-    await endedPollsStep(endedPolls, temporal, log);
+    // The namespace's id: the poll tickets are this machine's, the workers' of any cluster.
+    const namespaceId = await namespaceIdOf(temporal.nativeConnection, config.namespace);
+    await endedPollsStep(endedPolls, namespaceId, temporal, log);
     // The agent checks use the client's connection: none may be in flight when it closes
     // (AgentHealthMonitor.stop). Cleanups run last-in first: this one before the close.
     cleanups.push(() => obs.stopWatching());
-    const engine = await workersStep(config, obs, temporal, agents, workflowBundle, botActivities);
+    const engine = await workersStep(
+      config,
+      obs,
+      temporal,
+      agents,
+      workflowBundle,
+      botActivities,
+      namespaceId,
+    );
     cleanups.push(() => engine.closeClients());
     // Once the workers have stopped nothing talks to the simulator: its last write comes first.
     if (simulator) cleanups.push(() => simulator.close());

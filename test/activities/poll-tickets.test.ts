@@ -5,7 +5,7 @@
  * itself against the simulator over HTTP.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
@@ -14,6 +14,7 @@ import { createActivities } from '../../activities';
 import { certainlyEnded, ownMark, startOf, type ProcessMark } from '../../activities/process-mark';
 import { PollTickets, lostPollVerdict, waitAfterLost, type AttemptRef } from '../../activities/poll-tickets';
 import type { MessagingClient } from '../../messaging';
+import { EndedPolls } from '../../worker/ended-polls';
 import { engineClient } from '../support/engine-client';
 import { flattenPage } from '../../messaging/page';
 import { startSimulator, type RunningSimulator } from '../../simulator';
@@ -136,7 +137,7 @@ describe('ticket files, with real processes', () => {
     expect(verdicts.sort()).toEqual(['self', 'unknown']);
   });
 
-  it('lists the recent attempts of ended processes that Temporal may be told of, and no others', async () => {
+  it('lists the recent attempts of ended processes that Temporal may be told of, and no others; removes the old ones', async () => {
     const d = dir();
     const tickets = new PollTickets(d);
     const attempt = { namespace: 'default', taskToken: Buffer.from('token').toString('base64') };
@@ -153,12 +154,43 @@ describe('ticket files, with real processes', () => {
         ['wf/run/1', 'default', attempt.taskToken],
       ]);
       expect(ended[0].ageMs).toBeGreaterThanOrEqual(0);
-      // Recorded longer ago than asked: over at Temporal.
+      // Recorded longer ago than asked: over at Temporal, and their files removed (the ended
+      // process's only: the live one's and this process's stay).
+      expect(readdirSync(d)).toHaveLength(4);
       expect(tickets.endedAttempts(60_000, Date.now() + 120_000)).toEqual([]);
+      expect(readdirSync(d)).toHaveLength(2);
+      expect(tickets.lostPoll('live', 'wf/run/3').verdict).toBe('unknown');
+      expect(tickets.lostPoll('mine', 'wf/run/4').verdict).toBe('self');
     } finally {
       await live.kill();
     }
     expect(new PollTickets(false).endedAttempts(60_000)).toEqual([]);
+  });
+
+  it("leaves a starting worker only its own cluster's namespace's attempts to give up", async () => {
+    const d = dir();
+    const dead = await childProcess();
+    const token = Buffer.from('token').toString('base64');
+    await recordAs(d, 'a', 'wf/run/1', dead.mark, {
+      namespace: 'default',
+      namespaceId: 'id-A',
+      taskToken: token,
+    });
+    await recordAs(d, 'b', 'wf/run/2', dead.mark, {
+      namespace: 'default',
+      namespaceId: 'id-B',
+      taskToken: token,
+    });
+    await recordAs(d, 'old', 'wf/run/3', dead.mark, { namespace: 'default', taskToken: token });
+    await dead.kill();
+    const ended = new EndedPolls(new PollTickets(d));
+    expect(ended.size).toBe(3);
+    ended.keepNamespace('id-A');
+    expect(ended.size).toBe(1);
+    // A worker that does not know its namespace's id gives up none.
+    const unknown = new EndedPolls(new PollTickets(d));
+    unknown.keepNamespace(undefined);
+    expect(unknown.size).toBe(0);
   });
 
   it('notes when an ended process was first seen ended, and counts the close grace from then', async () => {
@@ -234,10 +266,16 @@ describe('the poll after a lost one, against the simulator', () => {
   });
 
   /** Runs a poll handed the lost attempt `ticket` with a lease wait of `waitMs`; resolves when it reached the service. */
-  async function pollAfterLost(dir: string, ticket: string, waitMs: number): Promise<number> {
+  async function pollAfterLost(
+    dir: string,
+    ticket: string,
+    waitMs: number,
+    namespaceId?: string,
+  ): Promise<number> {
     const acts = createActivities(new Map([['demo', client]]), {
       pollTicketsDir: dir,
       pollCloseGraceMs: 300,
+      namespaceId,
     });
     const env = new MockActivityEnvironment(
       { activityId: '9', workflowExecution: { workflowId: 'wf', runId: 'run' } },
@@ -284,5 +322,15 @@ describe('the poll after a lost one, against the simulator', () => {
     } finally {
       await child.kill();
     }
+  });
+
+  it("records its attempt, with the namespace's id when the worker knows it", async () => {
+    const d = mkdtempSync(join(tmpdir(), 'amsflow-tickets-'));
+    await pollAfterLost(d, 'none', 0, 'ns-id-1');
+    const [file] = readdirSync(d);
+    expect(JSON.parse(readFileSync(join(d, file), 'utf8'))).toMatchObject({
+      ticket: 'wf/run/9',
+      attempt: { namespace: 'default', namespaceId: 'ns-id-1', workflowId: 'wf', runId: 'run' },
+    });
   });
 });
