@@ -1,9 +1,16 @@
 /**
  * Per-agent health, checked every `intervalMs` by the worker that serves the agents: nothing
- * halts silently. For each agent it asks Temporal two things: DescribeWorkflowExecution (is the
- * agent workflow running; is its pending workflow task on attempt 2 or later, i.e. failing and
- * being retried) and the `amsflow.state` query (stopped by a refusal; the time by which its next
- * poll should have ended). For the agents' approvals, one visibility query lists those running,
+ * halts silently. For each agent it asks Temporal DescribeWorkflowExecution (is the agent
+ * workflow running; is its pending workflow task on attempt 2 or later, i.e. failing and being
+ * retried; is a poll activity open on a worker) and, only when no poll is open, the
+ * `amsflow.state` query (stopped by a refusal; the time by which its next poll should have
+ * ended). A describe is a read; a query is a billed action on Temporal Cloud, and asked of every
+ * agent every 15 s it was 4 of an idle agent's ~21 actions a minute: an agent whose poll is open
+ * is polling, so nothing more is asked of it. (A token refused on a send stops the agent at once
+ * but leaves the open poll to end by itself: the service refuses the same token's polls, so that
+ * poll ends within one long poll, and `/readyz` tells in the check after; `amsflow state` and the
+ * worker's log tell at once.) Agents are checked a few at a time, each with its own deadline. For
+ * the agents' approvals, one visibility query lists those running,
  * then a describe each tells whether its workflow task keeps failing: such an approval takes no
  * answer and decides nothing, while every later answer of the human is routed to it. `/readyz`
  * reports the result per agent and `amsflow_agent_*` gauges carry it (docs/OPERATIONS.md has the
@@ -26,6 +33,7 @@ import { stateQuery, askAgainOnRebuild } from '../../protocol/messages';
 import type { AgentStateView } from '../../protocol';
 import type { AmsflowMetrics } from './amsflow-metrics';
 import type { AgentHealth, StuckWorkflow } from './health-status';
+import { POLL_ACTIVITY } from './tracing-spans';
 
 export {
   AGENT_HEALTH_STATUSES,
@@ -41,8 +49,13 @@ export interface AgentObservation {
   /** How it ended, when it did. */
   closedStatus?: string;
   workflowTaskAttempt?: number;
-  /** The state query's answer, or why it failed. */
-  state: AgentStateView | { error: string };
+  /**
+   * The state query's answer, or why it failed; absent when it was not asked (a poll was open:
+   * {@link pollOpen}).
+   */
+  state?: AgentStateView | { error: string };
+  /** A poll activity of the agent was running on a worker (its start recorded, no cancel asked). */
+  pollOpen?: boolean;
   /** Its approvals whose workflow task keeps failing. */
   stuckApprovals?: StuckWorkflow[];
 }
@@ -55,6 +68,23 @@ export const DEFAULT_MAX_APPROVALS = 50;
 
 /** Describes of approvals in flight at once. */
 const DESCRIBE_CONCURRENCY = 8;
+
+/** Agents observed at once (a describe, and a query when no poll is open). */
+const AGENT_CONCURRENCY = 16;
+
+/** What a describe lists of a pending activity, as far as {@link pollIsOpen} reads it. */
+export interface PendingActivity {
+  activityType?: { name?: string | null } | null;
+  state?: number | null;
+}
+
+/** The pending activity state of an activity running on a worker (PENDING_ACTIVITY_STATE_STARTED). */
+const STARTED = 2;
+
+/** Whether the agent's pending activities include a poll running on a worker. Pure. */
+export function pollIsOpen(pending: readonly PendingActivity[] | null | undefined): boolean {
+  return (pending ?? []).some((a) => a.activityType?.name === POLL_ACTIVITY && a.state === STARTED);
+}
 
 /**
  * Judges one agent from what Temporal said, at `now` (epoch ms); `graceMs` past its poll's due
@@ -124,6 +154,11 @@ function judgeOwn(agentKey: string, seen: AgentObservation, now: number, graceMs
         `sends; see the worker's log and the workflow's history (temporal workflow show -w ${id})`,
     };
   }
+  // Its poll is open on a worker: it polls (the server times out a poll whose worker is lost).
+  if (seen.state === undefined) {
+    if (seen.pollOpen) return { ...withAttempt, pollOverdueSeconds: 0, status: 'ok' };
+    return { ...withAttempt, status: 'unknown', reason: `the state of ${id} was not read` };
+  }
   if ('error' in seen.state) {
     return {
       ...withAttempt,
@@ -158,7 +193,7 @@ export interface AgentHealthOptions {
   intervalMs?: number;
   /** Allowed lateness of a poll past its due time. Default 15 s. */
   graceMs?: number;
-  /** Longest wait for Temporal's answers of one check. Default 5 s. */
+  /** Longest wait for Temporal's answers about one agent (and for the approvals' of one check). Default 5 s. */
   timeoutMs?: number;
   /** Running approvals described per check at most, the newest first. Default {@link DEFAULT_MAX_APPROVALS}. */
   maxApprovals?: number;
@@ -210,10 +245,12 @@ export class AgentHealthMonitor {
 
   private async checkAll(): Promise<AgentHealth[]> {
     const grace = this.options.graceMs ?? 15_000;
-    const deadline = Date.now() + (this.options.timeoutMs ?? 5_000);
+    const timeoutMs = this.options.timeoutMs ?? 5_000;
     const [stuck, observations] = await Promise.all([
-      this.stuckApprovals(deadline),
-      Promise.all(this.options.agentKeys.map((key) => this.observe(key, deadline))),
+      this.stuckApprovals(Date.now() + timeoutMs),
+      mapLimited(this.options.agentKeys, AGENT_CONCURRENCY, (key) =>
+        this.observe(key, Date.now() + timeoutMs),
+      ),
     ]);
     const now = Date.now();
     const results = this.options.agentKeys.map((key, i) =>
@@ -282,12 +319,15 @@ export class AgentHealthMonitor {
       return { running: false, closedStatus: description.status.name, state: { error: 'closed' } };
     }
     const attempt = description.raw.pendingWorkflowTask?.attempt ?? undefined;
+    const withAttempt = attempt ? { workflowTaskAttempt: attempt } : {};
+    if (pollIsOpen(description.raw.pendingActivities))
+      return { running: true, ...withAttempt, pollOpen: true };
     const state = await this.call(deadline, () => askAgainOnRebuild(() => handle.query(stateQuery))).catch(
       (err: unknown) => ({
         error: message(err),
       }),
     );
-    return { running: true, ...(attempt ? { workflowTaskAttempt: attempt } : {}), state };
+    return { running: true, ...withAttempt, state };
   }
 
   /**

@@ -5,6 +5,7 @@
 import {
   approvalsQuery,
   judgeAgent,
+  pollIsOpen,
   type AgentObservation,
 } from '../../../worker/observability/agent-health';
 import { AmsflowMetrics } from '../../../worker/observability/amsflow-metrics';
@@ -43,6 +44,27 @@ const seen = (extra: Partial<AgentObservation> = {}): AgentObservation => ({
 describe('agent health', () => {
   it('is ok while the agent polls on time', () => {
     expect(judgeAgent('a1', seen(), now, 15_000)).toMatchObject({ status: 'ok', pollOverdueSeconds: 0 });
+  });
+
+  it('is ok without a state read while a poll of it is open; a failing task still comes first', () => {
+    expect(judgeAgent('a1', { running: true, pollOpen: true }, now, 15_000)).toMatchObject({
+      status: 'ok',
+      pollOverdueSeconds: 0,
+    });
+    expect(
+      judgeAgent('a1', { running: true, pollOpen: true, workflowTaskAttempt: 3 }, now, 15_000),
+    ).toMatchObject({
+      status: 'task_failing',
+    });
+    expect(judgeAgent('a1', { running: true }, now, 15_000)).toMatchObject({ status: 'unknown' });
+  });
+
+  it('counts a poll as open only while it runs on a worker (started, no cancel asked)', () => {
+    const poll = (state: number, name = 'pollUpdates') => ({ activityType: { name }, state });
+    expect(pollIsOpen([poll(2)])).toBe(true);
+    expect(pollIsOpen([poll(1), poll(2, 'sendMessage')])).toBe(false);
+    expect(pollIsOpen([poll(3)])).toBe(false);
+    expect(pollIsOpen(undefined)).toBe(false);
   });
 
   it('reports a refusal with its fix', () => {
