@@ -3,7 +3,8 @@
  * - main (`npm test`): unit tests, the engine's rules and the author API with time skipping, the
  *   engine's in-process suites on the shared dev server (and the echo's cost, counted from the
  *   histories of a worker process), replay, the simulator's conformance suite, the client, the
- *   examples and the docs' examples as written;
+ *   examples and the docs' examples as written; and, as issue 40 asks, the fleet's failover
+ *   reduced (three worker processes, 12 agents, 2-s windows: test/chaos/fleet-failover);
  * - long (`npm run test:long`, after `npm run cluster:setup`): what needs the native cluster (its Go
  *   build and PostgreSQL), the OpenTelemetry Collector, a browser, the packed-tarball install, or
  *   real processes of ours (seconds of start each): worker processes run for minutes and killed,
