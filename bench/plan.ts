@@ -34,6 +34,11 @@ export interface BenchPlan {
   sendBudget: { sends: number; windowMs: number; limit: number; reminders: number };
   fleet: {
     agentCounts: number[];
+    /**
+     * The fleet measured on the stock server too (its idle cost and figures beside the embedded
+     * one's): the largest of `agentCounts` up to 1,000, or none.
+     */
+    stockAgentCounts: number[];
     idleMs: number;
     lowRate: { perSecond: number; messages: number };
     heapMb?: number;
@@ -104,6 +109,12 @@ function only(text: string | undefined): OnlyPart | undefined {
   return text as OnlyPart;
 }
 
+/** The stock server's fleet: the largest count up to 1,000 (its idle cost at scale, in minutes). */
+function stockCounts(counts: number[]): number[] {
+  const fit = counts.filter((c) => c <= 1000);
+  return fit.length ? [Math.max(...fit)] : [];
+}
+
 /** The plan of a run with these arguments (`process.argv.slice(2)`). */
 export function benchPlan(argv: string[]): BenchPlan {
   const { flags, values } = parseArgs(argv);
@@ -111,6 +122,11 @@ export function benchPlan(argv: string[]): BenchPlan {
   const fleet = values.get('--fleet');
   const heap = values.get('--fleet-heap');
   const cache = values.get('--fleet-cache');
+  const agentCounts = fleet
+    ? fleet.split(',').map((c) => positiveInt('--fleet', c))
+    : quick
+      ? [1, 10, 100]
+      : [1, 10, 100, 1000, 10_000];
   return {
     mode: quick ? 'quick' : 'full',
     servers: servers(values.get('--servers')),
@@ -138,11 +154,8 @@ export function benchPlan(argv: string[]): BenchPlan {
     cost: { n: quick ? 2 : 6 },
     sendBudget: { sends: 40, windowMs: quick ? 6000 : 60_000, limit: 12, reminders: 3 },
     fleet: {
-      agentCounts: fleet
-        ? fleet.split(',').map((c) => positiveInt('--fleet', c))
-        : quick
-          ? [1, 10, 100]
-          : [1, 10, 100, 1000, 10_000],
+      agentCounts,
+      stockAgentCounts: stockCounts(agentCounts),
       idleMs: quick ? 5000 : 30_000,
       lowRate: { perSecond: 1, messages: quick ? 8 : 30 },
       ...(heap ? { heapMb: positiveInt('--fleet-heap', heap, 64) } : {}),

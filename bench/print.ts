@@ -113,6 +113,7 @@ function printServer(s: ServerResults): void {
   printLiveChat(on, s.liveChat);
   printRecovery(on, s.recovery);
   printRecovery(on, s.recoveryCompiled);
+  printFleet(s.fleet, ` ${on}`);
 }
 
 export function printSendBudget(b: Maybe<SendBudgetResult>): void {
@@ -141,10 +142,10 @@ export function printSendBudget(b: Maybe<SendBudgetResult>): void {
   );
 }
 
-function printFleet(fleet: Maybe<FleetResult>): void {
+function printFleet(fleet: Maybe<FleetResult>, on = ''): void {
   if (!ran('fleet', fleet)) return;
   console.log(
-    `\nagents on one worker process (heap ${fleet.worker.heapMb ?? 'default'} MB, cache ${fleet.worker.maxCachedWorkflows ?? 'follows the heap'}):`,
+    `\nagents on one worker process${on} (heap ${fleet.worker.heapMb ?? 'default'} MB, cache ${fleet.worker.maxCachedWorkflows ?? 'follows the heap'}):`,
   );
   const rows = fleet.rows.map((r) => [
     `${r.agents} agent(s)`,

@@ -208,13 +208,14 @@ export function throughputTable(r: Pick<BenchResults, 'servers' | 'plainThroughp
   ];
 }
 
-export function fleetTable(r: Pick<BenchResults, 'fleet'>): string[] {
+/** The fleet's table: the embedded server's (`r.fleet`), or with `on` another server's. */
+export function fleetTable(r: Pick<BenchResults, 'fleet'>, on = 'embedded'): string[] {
   const fleet = ok(r.fleet);
   if (!fleet?.rows.length && !fleet?.failed?.length) return [];
   const failed = (fleet.failed ?? []).map((f) => `- ${f.agents} agents: not measured (${f.error})`);
   const { heapMb, maxCachedWorkflows } = fleet.worker;
   return [
-    `Agents on one worker process (heap limit: ${heapMb ? `--max-old-space-size=${heapMb}` : 'Node’s default'}; ` +
+    `Agents on one worker process, ${on} server (heap limit: ${heapMb ? `--max-old-space-size=${heapMb}` : 'Node’s default'}; ` +
       `workflow cache: ${maxCachedWorkflows ?? 'follows the heap'}):`,
     '',
     ...table(

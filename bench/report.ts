@@ -36,7 +36,13 @@ export function figuresMarkdown(
   reportDir: string,
 ): string {
   const servers = Object.values(r.servers).map((s) => `  - ${s.server}`);
-  const blocks = [costTable(r), hopsTable(r), throughputTable(r), fleetTable(r)].filter((b) => b.length);
+  const blocks = [
+    costTable(r),
+    hopsTable(r),
+    throughputTable(r),
+    fleetTable(r),
+    fleetTable({ fleet: r.servers.stock?.fleet }, 'stock'),
+  ].filter((b) => b.length);
   return [
     `- **Command:** \`${r.command}\` (${r.mode} run), finished ${r.at}`,
     `- **Machine:** ${r.machine.cpus} × ${r.machine.model}, ${r.machine.memoryGb} GiB, Node ${r.node}; ` +

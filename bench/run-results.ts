@@ -35,6 +35,11 @@ export interface ServerResults {
   recoveryCompiled?: Maybe<RecoveryResult>;
   /** Tracing's cost: an echo with tracing off and on (absent in results before 2026-12-06). */
   tracing?: Maybe<TracingResult>;
+  /**
+   * The fleet on the stock server (`plan.fleet.stockAgentCounts`; the embedded server's is
+   * {@link OnceResults.fleet}); absent in results before 2026-12-07 and on the embedded server.
+   */
+  fleet?: Maybe<FleetResult>;
 }
 
 /** The parts measured once, on the embedded server (their figures do not depend on the server's disk). */

@@ -98,6 +98,26 @@ export async function serverSections(
       `recovery after SIGKILL ${on}: ${r.kills} kills, the compiled worker`,
       () => measureRecovery(temporal, { kills: r.kills, workflowBundle: bundle, compiledMain }),
     ),
+    ...(await stockFleet(temporal, plan, bundle, progress)),
+  };
+}
+
+/** On the stock server, the fleet at `stockAgentCounts` (the embedded server measures it once, in full). */
+async function stockFleet(
+  temporal: BenchTemporal,
+  plan: BenchPlan,
+  bundle: string,
+  progress: Progress,
+): Promise<Pick<ServerResults, 'fleet'>> {
+  const { fleet: f } = plan;
+  if (temporal.kind !== 'stock' || f.stockAgentCounts.length === 0) return {};
+  return {
+    fleet: await part(
+      progress,
+      `fleet (stock server): ${f.stockAgentCounts.join(', ')} agents on one worker`,
+      () =>
+        measureFleet(temporal, { ...f, agentCounts: f.stockAgentCounts, workflowBundle: bundle, progress }),
+    ),
   };
 }
 

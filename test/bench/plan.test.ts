@@ -6,6 +6,8 @@ describe('bench/plan: what a run measures, from its command line', () => {
     expect(plan.mode).toBe('full');
     expect(plan.servers).toEqual(['stock', 'embedded']);
     expect(plan.fleet.agentCounts).toEqual([1, 10, 100, 1000, 10_000]);
+    // The stock server's fleet: its largest up to 1,000 (the idle cost at scale on both servers).
+    expect(plan.fleet.stockAgentCounts).toEqual([1000]);
     expect(plan.liveChat).toMatchObject({ windowMs: 60_000, cadenceMs: 6000 });
     expect(plan.sendBudget).toMatchObject({ windowMs: 60_000, limit: 12 });
     expect(plan.throughput).toMatchObject({ agents: 300, rates: [10, 20, 30, 40] });
@@ -17,6 +19,7 @@ describe('bench/plan: what a run measures, from its command line', () => {
     const plan = benchPlan(['--quick']);
     expect(plan.mode).toBe('quick');
     expect(plan.fleet.agentCounts).toEqual([1, 10, 100]);
+    expect(plan.fleet.stockAgentCounts).toEqual([100]);
     expect(plan.liveChat).toMatchObject({ windowMs: 6000, cadenceMs: 600 });
     expect(plan.sendBudget.windowMs).toBe(6000);
     expect(plan.soak.messages).toBe(0);
@@ -36,7 +39,13 @@ describe('bench/plan: what a run measures, from its command line', () => {
       '--soak',
       '500',
     ]);
-    expect(plan.fleet).toMatchObject({ agentCounts: [1, 10_000], heapMb: 768, maxCachedWorkflows: 200 });
+    expect(plan.fleet).toMatchObject({
+      agentCounts: [1, 10_000],
+      stockAgentCounts: [1],
+      heapMb: 768,
+      maxCachedWorkflows: 200,
+    });
+    expect(benchPlan(['--fleet', '10000']).fleet.stockAgentCounts).toEqual([]);
     expect(plan.servers).toEqual(['embedded']);
     expect(plan.soak.messages).toBe(500);
     expect(benchPlan(['--quick', '--soak', '0']).soak.messages).toBe(0);
