@@ -95,6 +95,9 @@ export async function runFleetFailover(options: FailoverOptions): Promise<Failov
       ...(options.tuning ? { tuning: options.tuning } : {}),
       ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
       env: { AMSFLOW_DATA_DIR: join(own, 'data'), TMPDIR: own },
+    }).catch((err: unknown) => {
+      if (dir === undefined) rmSync(own, { recursive: true, force: true });
+      throw err;
     });
     return { process: child, dir: own };
   };
