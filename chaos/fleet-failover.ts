@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { mapLimited } from '../core/map-limited';
-import type { AgentTuning } from '../protocol';
+import { agentWorkflowId, type AgentTuning } from '../protocol';
 import { startSimulator, type RunningSimulator } from '../simulator';
 import { allPolled, echoTraffic } from '../bench/chat-traffic';
 import { percentiles, type Percentiles } from '../bench/percentiles';
@@ -182,7 +182,7 @@ async function busiest(
 
 /** The identity of the worker running `agentKey`'s poll activity, if one runs. */
 async function pollHolder(client: Client, agentKey: string): Promise<string | undefined> {
-  const { raw } = await client.workflow.getHandle(`agent:${agentKey}`).describe();
+  const { raw } = await client.workflow.getHandle(agentWorkflowId(agentKey)).describe();
   const poll = (raw.pendingActivities ?? []).find((a) => pollIsOpen([a]) && a.lastWorkerIdentity);
   return poll?.lastWorkerIdentity ?? undefined;
 }
@@ -244,7 +244,7 @@ async function close(
   await Promise.all(workers.map((w) => w.process.kill()));
   await mapLimited(keys, 16, (key) =>
     client.workflow
-      .getHandle(`agent:${key}`)
+      .getHandle(agentWorkflowId(key))
       .terminate('fleet failover over')
       .catch(() => undefined),
   );
