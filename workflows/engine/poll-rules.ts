@@ -12,6 +12,7 @@ import { BoundedMap } from './bounds';
 import { pollHeartbeatTimeoutMs, type Tuning } from './tuning';
 import {
   isWorkerEnded,
+  isWorkerShutdown,
   requestVerdict,
   type FailureInfo,
   FRESH_RETRY_STATE,
@@ -178,19 +179,23 @@ export class PollRetry {
 
   /**
    * A poll failed at `now` as `info` says (a poll activity of `timeoutSeconds`; `ticket`: a
-   * timed-out attempt's): given up by a worker whose process ended, no wait; timed out, the lost
-   * poll's wait and no backoff; refused, the 429 ladder; any other failure, the backoff.
+   * timed-out attempt's): given up by a worker whose process ended, or cut by its worker's
+   * graceful shutdown, no wait; timed out, the lost poll's wait and no backoff; refused, the 429
+   * ladder; any other failure, the backoff.
    */
   afterFailure(now: number, info: FailureInfo, timeoutSeconds: number, ticket?: string): void {
-    if (isWorkerEnded(info)) this.workerEnded();
+    if (isWorkerEnded(info) || isWorkerShutdown(info)) this.workerEnded();
     else if (info.timedOut) this.lost(now, timeoutSeconds, ticket);
     else this.failed(now, requestVerdict(info));
   }
 
   /**
    * A poll was given up because its worker process ended (worker/ended-polls.ts), once the close
-   * grace had passed: the next goes whenever the window allows, with no backoff, the failures
-   * counted so far unchanged.
+   * grace had passed, or its worker cut it as it stopped (a graceful shutdown: the SDK cancels the
+   * activity, its request is aborted, and only then is the failure reported, so nothing of it is
+   * open at the service by the time another worker takes the next poll): nothing went wrong, and
+   * the next goes whenever the window allows, with no backoff, the failures counted so far
+   * unchanged.
    */
   workerEnded(): void {
     this.notBefore = undefined;

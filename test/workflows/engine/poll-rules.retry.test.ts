@@ -72,6 +72,29 @@ describe('when the poll loop may poll again', () => {
     expect(retry.notBefore).toBeUndefined();
   });
 
+  it('polls again at once after a poll its worker cut as it stopped (a graceful shutdown), its backoff kept', () => {
+    const cursor: { retryAt: number | undefined } = { retryAt: undefined };
+    const retry = new PollRetry(cursor, tuning, () => 0.5);
+    const dropped = { message: 'connection dropped', type: 'TransportError', timedOut: false };
+    retry.afterFailure(10_000, dropped, 25);
+    const first = retry.notBefore! - 10_000;
+    expect(first).toBeGreaterThan(0);
+    // As the SDK reports a poll it cancelled on shutdown, by type and by message alike.
+    for (const cut of [
+      { message: 'Activity cancelled', type: 'WorkerShutdown', timedOut: false },
+      { message: 'cancelled: WORKER_SHUTDOWN', timedOut: false },
+    ]) {
+      retry.afterFailure(20_000, cut, 25);
+      expect([retry.notBefore, cursor.retryAt]).toEqual([undefined, undefined]);
+    }
+    // Not counted as failures: the next one backs off as the second, not the fourth.
+    const second = new PollRetry({ retryAt: undefined }, tuning, () => 0.5);
+    second.afterFailure(10_000, dropped, 25);
+    second.afterFailure(30_000, dropped, 25);
+    retry.afterFailure(30_000, dropped, 25);
+    expect(retry.notBefore).toBe(second.notBefore);
+  });
+
   it('keeps a later retry time than the lost poll needs (a 429 ladder)', () => {
     const cursor: { retryAt: number | undefined } = { retryAt: undefined };
     const retry = new PollRetry(cursor, tuning, () => 0.5);
