@@ -25,6 +25,9 @@ export const GO_PACKAGES = {
 /** The repository's server config template, shared with docker-compose.yml. */
 export const SERVER_CONFIG_TEMPLATE = resolve(__dirname, '..', 'deploy', 'temporal', 'config.yaml.tmpl');
 
+/** The repository's server dynamic config, shared with docker-compose.yml. */
+export const SERVER_DYNAMIC_CONFIG = resolve(__dirname, '..', 'deploy', 'temporal', 'dynamicconfig.yaml');
+
 /** Paths of the installed tools. */
 export interface ClusterTools {
   /** Folder holding `initdb`, `pg_ctl` and `postgres`. */

@@ -21,10 +21,17 @@ export const DEFAULT_SQLITE_PRAGMAS: Readonly<Record<string, string>> = {
 /** A value of a `--dynamic-config-value` entry (sent as JSON). */
 export type DynamicConfigValue = string | number | boolean | readonly string[];
 
-/** Features amsflow relies on (updates, update-with-start), on whatever the CLI's defaults are. */
+/**
+ * Features amsflow relies on (updates, update-with-start), on whatever the CLI's defaults are; and
+ * a worker's graceful shutdown without lost tasks: the server ends a stopping worker's polls for
+ * tasks itself, so that none is handed to a poll the worker is cutting (that task would wait for its
+ * timeout: the agent of a drained worker polling again after ~30 s, not at once). The cluster's
+ * deploy/temporal/dynamicconfig.yaml sets the same.
+ */
 const DEFAULT_DYNAMIC_CONFIG: Record<string, DynamicConfigValue> = {
   'frontend.enableUpdateWorkflowExecution': true,
   'frontend.enableExecuteMultiOperation': true,
+  'frontend.enableCancelWorkerPollsOnShutdown': true,
 };
 
 /**

@@ -69,6 +69,8 @@ export async function startNativeCluster(
      * holding a token with `temporal-system:admin`).
      */
     secured?: SecuredFrontend & { adminEnv: Record<string, string> };
+    /** The server's dynamic config file (default: the repository's, as docker-compose.yml mounts). */
+    dynamicConfigFile?: string;
   } = {},
 ): Promise<NativeCluster> {
   const namespace = options.namespace ?? 'default';
@@ -105,6 +107,7 @@ export async function startNativeCluster(
       ports: await serverPorts(),
       postgres: { ...route, user: postgres.user },
       secured,
+      dynamicConfigFile: options.dynamicConfigFile,
     });
     server = new TemporalServer({ serverBin: tools.server, cliPath, env, cwd, cliEnv: secured?.adminEnv });
     await timed(timings, 'server', () => server!.start());

@@ -7,7 +7,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { promisify } from 'node:util';
-import { CLUSTER_VERSIONS, SERVER_CONFIG_TEMPLATE } from '../../scripts/cluster-tools';
+import { CLUSTER_VERSIONS, SERVER_CONFIG_TEMPLATE, SERVER_DYNAMIC_CONFIG } from '../../scripts/cluster-tools';
 
 const run = promisify(execFile);
 
@@ -135,10 +135,13 @@ export function serverEnv(options: {
   ports: ServerPorts;
   postgres: { host: string; port: number; user: string };
   secured?: SecuredFrontend;
+  /** The dynamic config file (default: the repository's, deploy/temporal/dynamicconfig.yaml). */
+  dynamicConfigFile?: string;
 }): Record<string, string> {
   const { ports, postgres, secured } = options;
   return {
     ...(secured ? securedEnv(secured, ports) : {}),
+    DYNAMIC_CONFIG_FILE_PATH: options.dynamicConfigFile ?? SERVER_DYNAMIC_CONFIG,
     DB: CLUSTER_VERSIONS.persistencePlugin,
     POSTGRES_SEEDS: postgres.host,
     DB_PORT: String(postgres.port),

@@ -259,6 +259,23 @@ describe('the compose file and the native cluster test run the same Temporal ser
     }
   });
 
+  it('the server reads the repository dynamic config (the native test passes the same file)', async () => {
+    const target = mountOf(server, 'deploy/temporal/dynamicconfig.yaml');
+    expect(target).toMatch(/^\/etc\/temporal\//);
+    expect(server.environment?.DYNAMIC_CONFIG_FILE_PATH).toBe(target);
+    const env = serverEnv({
+      ports: await serverPorts(),
+      postgres: { host: '127.0.0.1', port: 5432, user: 'u' },
+    });
+    expect(env.DYNAMIC_CONFIG_FILE_PATH).toBe(join(root, 'deploy/temporal/dynamicconfig.yaml'));
+    // The template reads it only when the variable is set.
+    expect(read('deploy/temporal/config.yaml.tmpl')).toContain(
+      'filepath: "{{ env "DYNAMIC_CONFIG_FILE_PATH" }}"',
+    );
+    const config = load(read('deploy/temporal/dynamicconfig.yaml')) as Record<string, { value: unknown }[]>;
+    expect(config['frontend.enableCancelWorkerPollsOnShutdown']).toEqual([{ value: true }]);
+  });
+
   it('membership ports stay below 32768 in the template defaults and in the native test', async () => {
     const template = read('deploy/temporal/config.yaml.tmpl');
     expect(template.split('\n')[0]).toBe('# enable-template');

@@ -40,7 +40,7 @@ describe('devServerArgs', () => {
     expect(valuesOf(args, '--metrics-port')).toEqual(['7557']);
   });
 
-  it('switches on updates and multi-operations, and lets the caller add and override settings', () => {
+  it("switches on updates, multi-operations and the cancel of a stopping worker's polls, and lets the caller add and override settings", () => {
     const args = devServerArgs(
       {
         dbFile: 'db',
@@ -52,6 +52,7 @@ describe('devServerArgs', () => {
     expect(valuesOf(args, '--dynamic-config-value')).toEqual([
       'frontend.enableUpdateWorkflowExecution=false',
       'frontend.enableExecuteMultiOperation=true',
+      'frontend.enableCancelWorkerPollsOnShutdown=true',
       'limit.x=5',
     ]);
     expect(valuesOf(args, '--sqlite-pragma')).toEqual([

@@ -167,7 +167,7 @@ describe('embedded dev server', () => {
     await expect(start).rejects.toThrow(`Temporal dev server did not start: cannot run ${missing}`);
   });
 
-  it('takes a port released while it waits, serves its own metrics when asked, and stop() ends the server and its watchdog', async () => {
+  it("takes a port released while it waits, serves its own metrics when asked, ends stopping workers' polls, and stop() ends the server and its watchdog", async () => {
     const port = await freePort();
     const predecessor = await listen(port);
     const starting = startDevServer({
@@ -187,6 +187,10 @@ describe('embedded dev server', () => {
     expect(server.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
     const connection = await Connection.connect({ address: server.address });
     try {
+      // A stopping worker's polls for tasks are ended by the server (DEFAULT_DYNAMIC_CONFIG): the
+      // namespace says so, and the SDK's worker relies on it only then.
+      const { namespaceInfo } = await connection.workflowService.describeNamespace({ namespace: 'default' });
+      expect(namespaceInfo?.capabilities?.workerPollCompleteOnShutdown).toBe(true);
       await new Client({ connection }).workflow.start('nothingRunsIt', {
         taskQueue: 'nobody',
         workflowId: 'counted',
