@@ -2,6 +2,7 @@
 import type { FleetResult } from './fleet';
 import type { LatencyResult } from './latency';
 import type { LiveChatResult } from './live-chat';
+import { pollBudgetBound } from './live-chat-optimum';
 import type { RecoveryResult } from './recovery';
 import { ok, type BenchResults, type Maybe, type OnlyResults, type ServerResults } from './run-results';
 import type { BurstFigures, SendBudgetResult } from './send-budget';
@@ -94,6 +95,13 @@ function printLiveChat(on: string, live: Maybe<LiveChatResult>): void {
   });
   console.log(
     `429s: updates ${live.status429.updates}, messages ${live.status429.messages}, all ${live.status429.total}`,
+  );
+  const bound = pollBudgetBound(live);
+  console.log(
+    `the poll budget on this traffic (bench/live-chat-optimum.ts; network and handler times 0): a client ` +
+      `that sends 3 replies at a time right after a poll: pick-up p95 ${bound.groupedP95Ms} ms (so the best ` +
+      `any client gets is that plus its network and handler time); one whose poller polls again at once ` +
+      `beside an outbox that sends apart: p95 ${bound.independentP95Ms} ms`,
   );
 }
 

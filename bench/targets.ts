@@ -7,6 +7,7 @@
 import type { CostRow } from './cost';
 import type { FleetResult } from './fleet';
 import type { LatencyResult, ServerKind } from './latency';
+import { BENCH_LIVE_CHAT, pollBudgetBound } from './live-chat-optimum';
 import type { RecoveryResult } from './recovery';
 import { ok, type BenchResults, type Maybe } from './run-results';
 import type { RateStep, ThroughputResult } from './throughput';
@@ -29,6 +30,8 @@ export type TargetInput = Pick<
 >;
 
 const NONE = '–';
+/** The best pick-up p95 the poll budget allows on the bench's live chat (network and handler times 0). */
+const CHAT_OPTIMUM_P95_MS = pollBudgetBound(BENCH_LIVE_CHAT).groupedP95Ms;
 const met = (ok: boolean | undefined): Met => (ok === undefined ? 'not measured' : ok ? 'yes' : 'no');
 const ms = (v: number) => `${Math.round(v)} ms`;
 
@@ -206,7 +209,8 @@ function chatRows(r: TargetInput, kind: ServerKind): TargetRow[] {
   const full = live && live.windowMs >= 60_000;
   return [
     {
-      target: 'live chat, human every 6 s at the spec’s limits: pick-up p95 ≤ 2 s, 0 × 429',
+      // The optimum is below 2 s, so 2 s is the target (issue 41): bench/live-chat-optimum.ts.
+      target: `live chat, human every 6 s at the spec’s limits: pick-up p95 ≤ 2 s (the poll budget’s optimum: ${ms(CHAT_OPTIMUM_P95_MS)} + network and handler), 0 × 429`,
       server: kind,
       amsflow: live
         ? `p50 ${ms(live.pickup.p50Ms)}, p95 ${ms(live.pickup.p95Ms)}, ${live.status429.total} × 429${full ? '' : ' (scaled)'}`
