@@ -25,6 +25,7 @@
  * Pick-up is at least 0, so a client whose pick-up p95 is X shows that the best any client could
  * get is between 0 and X.
  */
+import { SlidingWindow } from '../core/sliding-window';
 import { percentiles, type Percentiles } from './percentiles';
 
 export interface ChatModel {
@@ -71,12 +72,6 @@ interface Entry {
   read: boolean;
 }
 
-/** The earliest time ≥ `t` at which one more start fits: fewer than `limit` in (x − window, x]. */
-export function allowedAt(starts: readonly number[], limit: number, windowMs: number, t: number): number {
-  const inWindow = starts.filter((s) => s > t - windowMs);
-  return inWindow.length < limit ? t : inWindow[inWindow.length - limit] + windowMs;
-}
-
 /** The most of `starts` (sorted) in any window. */
 function mostInWindow(starts: readonly number[], windowMs: number): number {
   let most = 0;
@@ -102,6 +97,10 @@ export function simulateLiveChat(model: ChatModel, client: ChatClient): ChatOutc
   const pickups: number[] = [];
   const polls: number[] = [];
   const sends: number[] = [];
+  // The windows' queries come at times that never go back, as SlidingWindow's pruning needs.
+  const pollWindow = new SlidingWindow(model.pollLimit, model.windowMs);
+  const sendWindow = new SlidingWindow(model.sendLimit, model.windowMs);
+  const allowedAt = (window: SlidingWindow, at: number) => at + window.delay(at);
   const lastReceipt = Math.max(...model.receiptsAfterMs);
   let backlog = 0;
   let sendFreeAt = 0;
@@ -111,6 +110,7 @@ export function simulateLiveChat(model: ChatModel, client: ChatClient): ChatOutc
 
   const send = (at: number) => {
     sends.push(at);
+    sendWindow.record(at);
     for (const after of model.receiptsAfterMs) add(at + after);
     sendFreeAt = at + model.sendMs;
     backlog--;
@@ -124,20 +124,16 @@ export function simulateLiveChat(model: ChatModel, client: ChatClient): ChatOutc
 
   for (let steps = 0; !done(); steps++) {
     if (steps > 100_000) throw new Error('live chat model: no end');
-    const nextOpen =
-      open === undefined
-        ? allowedAt(polls, model.pollLimit, model.windowMs, Math.max(t, pollWantedAt))
-        : Infinity;
+    const nextOpen = open === undefined ? allowedAt(pollWindow, Math.max(t, pollWantedAt)) : Infinity;
     const sendFrom = Math.max(t, sendFreeAt);
     const nextSend =
-      client.kind === 'independent' && backlog > 0
-        ? allowedAt(sends, model.sendLimit, model.windowMs, sendFrom)
-        : Infinity;
+      client.kind === 'independent' && backlog > 0 ? allowedAt(sendWindow, sendFrom) : Infinity;
     const nextReturn = open === undefined ? Infinity : returnAt(open);
     t = Math.min(nextOpen, nextSend, nextReturn);
     if (t === nextOpen) {
       open = t;
       polls.push(t);
+      pollWindow.record(t);
     } else if (t === nextSend) {
       send(t);
     } else {
@@ -161,7 +157,7 @@ export function simulateLiveChat(model: ChatModel, client: ChatClient): ChatOutc
     const allRead = pickups.length === model.messages;
     const size = Math.min(backlog, client.groupSize);
     if (size === 0 || (size < client.groupSize && !allRead)) return at;
-    if (sends.filter((s) => s > at - model.windowMs).length + size > model.sendLimit) return at;
+    if (sendWindow.room(at) < size) return at;
     let now = at;
     for (let k = 0; k < size; k++) {
       send(now);

@@ -3,18 +3,7 @@
  * spec's limits, simulated for a client that groups its sends after a poll and for one whose
  * poller and outbox work apart.
  */
-import { allowedAt, BENCH_LIVE_CHAT, simulateLiveChat } from '../../bench/live-chat-optimum';
-
-describe('allowedAt (a rolling window of starts)', () => {
-  it('allows at once while the window has room, else when the start that must go has aged out', () => {
-    expect(allowedAt([], 2, 1000, 50)).toBe(50);
-    expect(allowedAt([0], 2, 1000, 50)).toBe(50);
-    expect(allowedAt([0, 10], 2, 1000, 50)).toBe(1000);
-    expect(allowedAt([0, 10, 1000], 2, 1000, 1005)).toBe(1010);
-    // Starts that left the window do not count.
-    expect(allowedAt([0, 10], 2, 1000, 1010)).toBe(1010);
-  });
-});
+import { BENCH_LIVE_CHAT, simulateLiveChat } from '../../bench/live-chat-optimum';
 
 describe('the bench live chat at the spec’s limits (24 messages every 6 s, two replies each)', () => {
   it('a client that sends 3 replies at a time right after a poll picks every message up at once', () => {
